@@ -1,0 +1,50 @@
+// One linter for the repository (STYLE "Tooling"): typescript-eslint on top of ESLint's recommended rules,
+// Prettier for formatting, and import-boundary rules that hold the lines other projects' bugs crossed.
+import js from '@eslint/js';
+import prettier from 'eslint-config-prettier';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+const restrict = (patterns) => ['error', { patterns }];
+
+export default tseslint.config(
+  { ignores: ['**/dist/**', '**/node_modules/**', '**/coverage/**', '.bench-corpus/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { ...globals.node } },
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      eqeqeq: ['error', 'always'],
+    },
+  },
+  {
+    // core/ imports nothing else of ours (STYLE "Shape of the repository").
+    files: ['packages/toolport/src/core/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict([
+        {
+          regex: '^\\.\\./',
+          message:
+            'core/ imports nothing else of ours: define an interface in core and implement it outside.',
+        },
+        {
+          group: ['node:child_process', 'child_process'],
+          message: 'child_process belongs to the shell tool and the MCP stdio transport.',
+        },
+      ]),
+    },
+  },
+  {
+    // toolport/plugin stays light: no database, server, SDK or process code.
+    files: ['packages/toolport/src/plugin/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict([
+        { regex: '^\\.\\./(?!core/)', message: 'toolport/plugin may import only core/.' },
+      ]),
+    },
+  },
+  prettier,
+);

@@ -1,0 +1,325 @@
+import { randomUUID } from 'node:crypto';
+import type { ErrorCode } from './error-codes.ts';
+import { ToolportError, isToolportError } from './errors.ts';
+import type { ToolExecutionRecorder } from './execution-recorder.ts';
+import { silentLogger } from './logger.ts';
+import { serializeToolResult, DEFAULT_MAX_RESULT_CHARACTERS } from './serialize-result.ts';
+import { getSafeEffectiveToolSettings, getToolTimeoutMs } from './settings-policy.ts';
+import { parseToolArgumentsJson, validateToolArguments } from './tool-arguments.ts';
+import { defaultToolRegistry, type ToolRegistry } from './tool-registry.ts';
+import type {
+  EffectiveToolSettings,
+  ToolContext,
+  ToolMode,
+  ToolProgress,
+  ToolServices,
+  ToolSettingsInput,
+  ToolportLogger,
+} from './tool-types.ts';
+
+/** An agent's tool selection (CORE-4): an allowlist and explicit denials. */
+export interface AgentToolPermissions {
+  /** When set, only these tools are enabled for the agent. */
+  allowedTools?: readonly string[];
+  /** Tools the agent may never call, even when the user enabled them. */
+  deniedTools?: readonly string[];
+}
+
+export interface ExecuteToolRequest {
+  toolName: string;
+  /** Parsed arguments, or the model's raw JSON text (parsed here; empty text means `{}`). */
+  arguments: unknown;
+  userId: string;
+  chatId?: string;
+  agentId?: string;
+  /** The provider's call id, when a model made the call. */
+  callId?: string;
+  workingDirectory?: string;
+  mode?: ToolMode;
+  /** The caller's cancellation (user cancel, closed stream). Reported as `aborted`, never as `timeout`. */
+  signal?: AbortSignal;
+  /** The user's stored settings for this tool (coerced; corrupt values fall back to defaults). */
+  savedSettings?: ToolSettingsInput;
+  /** Overrides for this call (validated strictly; the CLI's `--settings`). */
+  settingsOverrides?: ToolSettingsInput;
+  agentPermissions?: AgentToolPermissions;
+  onProgress?: (progress: ToolProgress) => void;
+  onPartialResult?: (partial: unknown) => void;
+}
+
+export interface ExecuteToolEnvironment {
+  registry?: ToolRegistry;
+  recorder?: ToolExecutionRecorder;
+  services?: ToolServices;
+  logger?: ToolportLogger;
+  maxResultCharacters?: number;
+}
+
+export interface ToolErrorPayload {
+  code: ErrorCode;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+interface ToolExecutionOutcomeBase {
+  callId: string;
+  toolName: string;
+  /** The serialized text the model receives (CORE-7). */
+  output: string;
+  durationMs: number;
+}
+
+export interface ToolExecutionSuccess extends ToolExecutionOutcomeBase {
+  ok: true;
+  /** The structured result, for the UI and API. */
+  result: unknown;
+  truncated: boolean;
+}
+
+export interface ToolExecutionFailure extends ToolExecutionOutcomeBase {
+  ok: false;
+  error: ToolErrorPayload;
+}
+
+export type ToolExecutionOutcome = ToolExecutionSuccess | ToolExecutionFailure;
+
+/** Why the call's signal aborted; tools may read `context.signal.reason` to tell a timeout from a cancel. */
+export class ToolTimeoutReason extends Error {
+  readonly timeoutMs: number;
+  constructor(timeoutMs: number) {
+    super(`The tool ran longer than its time budget of ${timeoutMs / 1000} s.`);
+    this.name = 'TimeoutError';
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+export class ToolCancelledReason extends Error {
+  constructor(cause: unknown) {
+    super('The call was cancelled by the caller.', { cause });
+    this.name = 'AbortError';
+  }
+}
+
+function errorPayload(error: unknown): ToolErrorPayload {
+  if (isToolportError(error)) {
+    return error.details === undefined || Object.keys(error.details).length === 0
+      ? { code: error.code, message: error.message }
+      : { code: error.code, message: error.message, details: error.details };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return {
+    code: 'execution_failed',
+    message: message === '' ? 'The tool failed without a message.' : message,
+  };
+}
+
+function redact(text: string, secrets: readonly string[]): string {
+  let redacted = text;
+  for (const secret of secrets) {
+    // Very short values would redact ordinary words; they are refused as secrets upstream.
+    if (secret.length >= 4) redacted = redacted.replaceAll(secret, '***');
+  }
+  return redacted;
+}
+
+function rejectionOnAbort(signal: AbortSignal): { promise: Promise<never>; dispose(): void } {
+  let onAbort: (() => void) | undefined;
+  const promise = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return { promise, dispose: () => signal.removeEventListener('abort', onAbort!) };
+}
+
+/**
+ * SPEC CORE-6: looks the tool up, checks it is enabled for this user (and agent), merges settings, validates the
+ * arguments, runs the executor under its time budget with a signal that also carries the caller's cancellation, and
+ * returns a structured result or a structured error. Never throws for a tool's failure. Records every execution.
+ */
+export async function executeTool(
+  request: ExecuteToolRequest,
+  environment: ExecuteToolEnvironment = {},
+): Promise<ToolExecutionOutcome> {
+  const startedAt = new Date();
+  const startTime = performance.now();
+  const registry = environment.registry ?? defaultToolRegistry;
+  const logger = environment.logger ?? silentLogger;
+  const services = environment.services ?? {};
+  const callId = request.callId ?? randomUUID();
+  const { toolName } = request;
+
+  const finish = async (
+    outcome: { ok: true; result: unknown } | { ok: false; error: ToolErrorPayload },
+  ): Promise<ToolExecutionOutcome> => {
+    const durationMs = performance.now() - startTime;
+    const secrets = services.secrets?.listSecretValues ? await services.secrets.listSecretValues() : [];
+    let finished: ToolExecutionOutcome;
+    if (outcome.ok) {
+      const serialized = serializeToolResult(
+        outcome.result,
+        environment.maxResultCharacters ?? DEFAULT_MAX_RESULT_CHARACTERS,
+      );
+      finished = {
+        ok: true,
+        callId,
+        toolName,
+        result: outcome.result,
+        output: secrets.length > 0 ? redact(serialized.text, secrets) : serialized.text,
+        truncated: serialized.truncated,
+        durationMs,
+      };
+    } else {
+      const error =
+        secrets.length > 0
+          ? { ...outcome.error, message: redact(outcome.error.message, secrets) }
+          : outcome.error;
+      finished = {
+        ok: false,
+        callId,
+        toolName,
+        error,
+        output: JSON.stringify({ error: { code: error.code, message: error.message } }),
+        durationMs,
+      };
+    }
+    environment.recorder?.record({
+      callId,
+      toolName,
+      userId: request.userId,
+      chatId: request.chatId,
+      agentId: request.agentId,
+      startedAt,
+      durationMs,
+      outcome: finished.ok ? 'ok' : finished.error.code,
+      resultSize: finished.output.length,
+    });
+    return finished;
+  };
+
+  const tool = registry.get(toolName);
+  if (tool === undefined) {
+    return finish({
+      ok: false,
+      error: {
+        code: 'not_found',
+        message: `Unknown tool ${JSON.stringify(toolName)}. Call one of the tools you were given.`,
+      },
+    });
+  }
+
+  const permissions = request.agentPermissions;
+  if (permissions?.deniedTools?.includes(toolName)) {
+    return finish({
+      ok: false,
+      error: { code: 'permission_denied', message: `The agent is not permitted to call ${toolName}.` },
+    });
+  }
+  if (permissions?.allowedTools !== undefined && !permissions.allowedTools.includes(toolName)) {
+    return finish({
+      ok: false,
+      error: { code: 'disabled', message: `${toolName} is not enabled for this agent.` },
+    });
+  }
+
+  let settings: EffectiveToolSettings;
+  try {
+    settings = getSafeEffectiveToolSettings(tool, request.savedSettings, request.settingsOverrides, logger);
+  } catch (error) {
+    return finish({ ok: false, error: errorPayload(error) });
+  }
+  if (!settings.enabled) {
+    return finish({
+      ok: false,
+      error: {
+        code: 'disabled',
+        message: `${toolName} is disabled. Enable it in the tool settings to use it.`,
+      },
+    });
+  }
+
+  let args;
+  try {
+    const raw =
+      typeof request.arguments === 'string' ? parseToolArgumentsJson(request.arguments) : request.arguments;
+    const definition = tool.buildDefinition ? tool.buildDefinition(settings) : tool.definition;
+    args = validateToolArguments(definition.parameters, raw);
+  } catch (error) {
+    return finish({ ok: false, error: errorPayload(error) });
+  }
+
+  const parentSignal = request.signal;
+  if (parentSignal?.aborted) {
+    return finish({
+      ok: false,
+      error: { code: 'aborted', message: `${toolName} was cancelled before it started.` },
+    });
+  }
+
+  const timeoutMs = getToolTimeoutMs(settings);
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new ToolTimeoutReason(timeoutMs)), timeoutMs);
+  const onParentAbort = (): void => controller.abort(new ToolCancelledReason(parentSignal?.reason));
+  parentSignal?.addEventListener('abort', onParentAbort, { once: true });
+  const abortRejection = rejectionOnAbort(controller.signal);
+
+  const context: ToolContext = {
+    toolName,
+    callId,
+    userId: request.userId,
+    chatId: request.chatId,
+    agentId: request.agentId,
+    workingDirectory: request.workingDirectory,
+    mode: request.mode ?? 'chat',
+    signal: controller.signal,
+    settings,
+    reportProgress: (progress) => {
+      if (!controller.signal.aborted) request.onProgress?.(progress);
+    },
+    emitPartialResult: (partial) => {
+      if (!controller.signal.aborted) request.onPartialResult?.(partial);
+    },
+    services,
+    logger,
+  };
+
+  try {
+    const execution = tool.execute(args, context);
+    // If the budget wins the race, a late rejection of the executor must not become an unhandled rejection.
+    execution.catch(() => {});
+    const result = await Promise.race([execution, abortRejection.promise]);
+    if (controller.signal.aborted)
+      return finish({ ok: false, error: abortErrorFor(controller.signal, toolName) });
+    return finish({ ok: true, result });
+  } catch (error) {
+    if (controller.signal.aborted)
+      return finish({ ok: false, error: abortErrorFor(controller.signal, toolName) });
+    if (!isToolportError(error))
+      logger.debug({ tool: toolName, error: String(error) }, 'tool execution failed');
+    return finish({ ok: false, error: errorPayload(error) });
+  } finally {
+    clearTimeout(timer);
+    parentSignal?.removeEventListener('abort', onParentAbort);
+    abortRejection.dispose();
+  }
+}
+
+function abortErrorFor(signal: AbortSignal, toolName: string): ToolErrorPayload {
+  const reason: unknown = signal.reason;
+  if (reason instanceof ToolTimeoutReason) {
+    return {
+      code: 'timeout',
+      message: `${toolName} did not finish within its time budget of ${reason.timeoutMs / 1000} s and was cancelled.`,
+      details: { timeoutMs: reason.timeoutMs },
+    };
+  }
+  return { code: 'aborted', message: `${toolName} was cancelled by the caller.` };
+}
+
+/** Throw from a tool for an expected failure the model can act on. */
+export function toolFailure(
+  message: string,
+  code: ErrorCode = 'execution_failed',
+  details?: Record<string, unknown>,
+): ToolportError {
+  return new ToolportError(code, message, details === undefined ? {} : { details });
+}

@@ -1,0 +1,58 @@
+import type { ErrorCode } from './error-codes.ts';
+
+/** SPEC CORE-6: every execution is recorded — the audit trail an operator can query. */
+export interface ToolExecutionRecord {
+  callId: string;
+  toolName: string;
+  userId: string;
+  chatId: string | undefined;
+  agentId: string | undefined;
+  startedAt: Date;
+  durationMs: number;
+  outcome: 'ok' | ErrorCode;
+  /** Characters of the serialized result (or error) sent to the model. */
+  resultSize: number;
+}
+
+export interface ToolExecutionQuery {
+  userId?: string;
+  toolName?: string;
+  chatId?: string;
+  outcome?: ToolExecutionRecord['outcome'];
+  limit?: number;
+}
+
+export interface ToolExecutionRecorder {
+  /** Must not throw and must not block the call: persistence failures are the recorder's to log. */
+  record(entry: ToolExecutionRecord): void;
+}
+
+/** Keeps the newest `capacity` records in memory; the database recorder replaces it in `toolport serve`. */
+export class InMemoryExecutionRecorder implements ToolExecutionRecorder {
+  readonly #capacity: number;
+  readonly #records: ToolExecutionRecord[] = [];
+
+  constructor(capacity = 10_000) {
+    this.#capacity = capacity;
+  }
+
+  record(entry: ToolExecutionRecord): void {
+    this.#records.push(entry);
+    if (this.#records.length > this.#capacity) this.#records.splice(0, this.#records.length - this.#capacity);
+  }
+
+  /** Newest first. */
+  query(filter: ToolExecutionQuery = {}): ToolExecutionRecord[] {
+    const matches: ToolExecutionRecord[] = [];
+    for (let index = this.#records.length - 1; index >= 0; index -= 1) {
+      const entry = this.#records[index]!;
+      if (filter.userId !== undefined && entry.userId !== filter.userId) continue;
+      if (filter.toolName !== undefined && entry.toolName !== filter.toolName) continue;
+      if (filter.chatId !== undefined && entry.chatId !== filter.chatId) continue;
+      if (filter.outcome !== undefined && entry.outcome !== filter.outcome) continue;
+      matches.push(entry);
+      if (filter.limit !== undefined && matches.length >= filter.limit) break;
+    }
+    return matches;
+  }
+}

@@ -1,0 +1,159 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { ToolArgumentError, describeReceivedValue } from './errors.ts';
+import type { JsonSchema, ToolArguments } from './tool-types.ts';
+
+/**
+ * SPEC CORE-5. The one place model JSON is parsed and checked: malformed arguments are rejected, never substituted;
+ * `null` reads as absent (strict-mode models send null where others omit the key); validation is against the tool's
+ * JSON Schema, compiled once per schema object.
+ */
+
+const ajv = new Ajv({
+  allErrors: false,
+  strict: false,
+  coerceTypes: false,
+  useDefaults: false,
+  validateFormats: false,
+});
+const compiledSchemas = new WeakMap<JsonSchema, ValidateFunction>();
+
+function getValidator(schema: JsonSchema): ValidateFunction {
+  let validate = compiledSchemas.get(schema);
+  if (validate === undefined) {
+    validate = ajv.compile(schema);
+    compiledSchemas.set(schema, validate);
+  }
+  return validate;
+}
+
+/** Parses a model's raw argument text. Empty text means `{}` (providers send "" for no-argument calls). */
+export function parseToolArgumentsJson(text: string): unknown {
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new ToolArgumentError(
+      '(arguments)',
+      'a JSON object',
+      describeReceivedValue(text),
+      `The arguments are not valid JSON (${error instanceof Error ? error.message : String(error)}). ` +
+        'Send the arguments as one JSON object.',
+    );
+  }
+}
+
+function schemaAllowsNull(schema: unknown): boolean {
+  if (typeof schema !== 'object' || schema === null) return false;
+  const { type, enum: enumValues, const: constValue, anyOf, oneOf } = schema as Record<string, unknown>;
+  if (type === 'null' || (Array.isArray(type) && type.includes('null'))) return true;
+  if (Array.isArray(enumValues) && enumValues.includes(null)) return true;
+  if (constValue === null) return true;
+  for (const branches of [anyOf, oneOf]) {
+    if (Array.isArray(branches) && branches.some((branch) => schemaAllowsNull(branch))) return true;
+  }
+  return false;
+}
+
+/** Removes `null` from object properties whose schema does not itself accept null, at every nesting level. */
+function stripNullsAsAbsent(value: unknown, schema: unknown): unknown {
+  if (typeof schema !== 'object' || schema === null) return value;
+  if (Array.isArray(value)) {
+    const itemSchema = (schema as Record<string, unknown>).items;
+    return value.map((item) => stripNullsAsAbsent(item, itemSchema));
+  }
+  if (typeof value !== 'object' || value === null) return value;
+  const properties = (schema as Record<string, unknown>).properties as Record<string, unknown> | undefined;
+  let copy: Record<string, unknown> | undefined;
+  for (const [key, propertyValue] of Object.entries(value)) {
+    const propertySchema = properties?.[key];
+    if (propertyValue === null && !schemaAllowsNull(propertySchema)) {
+      copy ??= { ...(value as Record<string, unknown>) };
+      delete copy[key];
+    } else if (typeof propertyValue === 'object' && propertyValue !== null && propertySchema !== undefined) {
+      const stripped = stripNullsAsAbsent(propertyValue, propertySchema);
+      if (stripped !== propertyValue) {
+        copy ??= { ...(value as Record<string, unknown>) };
+        copy[key] = stripped;
+      }
+    }
+  }
+  return copy ?? value;
+}
+
+function argumentPath(error: ErrorObject): string {
+  const segments = error.instancePath
+    .split('/')
+    .slice(1)
+    .map((segment) => segment.replaceAll('~1', '/').replaceAll('~0', '~'));
+  if (error.keyword === 'required') segments.push(String(error.params.missingProperty));
+  if (error.keyword === 'additionalProperties') segments.push(String(error.params.additionalProperty));
+  let path = '';
+  for (const segment of segments)
+    path += /^\d+$/.test(segment) ? `[${segment}]` : path === '' ? segment : `.${segment}`;
+  return path === '' ? '(arguments)' : path;
+}
+
+function valueAt(root: unknown, instancePath: string): unknown {
+  let current = root;
+  for (const segment of instancePath.split('/').slice(1)) {
+    if (typeof current !== 'object' || current === null) return undefined;
+    current = (current as Record<string, unknown>)[segment.replaceAll('~1', '/').replaceAll('~0', '~')];
+  }
+  return current;
+}
+
+function describeExpectation(error: ErrorObject, schema: JsonSchema): string {
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'type':
+      return Array.isArray(params.type) ? params.type.join(' or ') : String(params.type);
+    case 'enum':
+      return `one of ${(params.allowedValues as unknown[]).map((entry) => JSON.stringify(entry)).join(', ')}`;
+    case 'required':
+      return 'a value (it is required)';
+    case 'additionalProperties': {
+      const known = Object.keys((schema.properties as Record<string, unknown> | undefined) ?? {});
+      return `no such argument; accepted arguments: ${known.join(', ') || '(none)'}`;
+    }
+    default:
+      return error.message ?? error.keyword;
+  }
+}
+
+function toArgumentError(error: ErrorObject, args: unknown, schema: JsonSchema): ToolArgumentError {
+  const argument = argumentPath(error);
+  const expected = describeExpectation(error, schema);
+  if (error.keyword === 'required') {
+    return new ToolArgumentError(argument, expected, 'nothing', `Missing required argument \`${argument}\`.`);
+  }
+  if (error.keyword === 'additionalProperties') {
+    return new ToolArgumentError(
+      argument,
+      expected,
+      'an unknown argument',
+      `Unknown argument \`${argument}\`: ${expected}.`,
+    );
+  }
+  const received = describeReceivedValue(valueAt(args, error.instancePath));
+  return new ToolArgumentError(argument, expected, received);
+}
+
+/**
+ * Validates (already parsed) arguments against a schema. Returns the arguments with nulls removed; throws
+ * ToolArgumentError (`validation_failed`) naming the argument, the expectation and what came.
+ */
+export function validateToolArguments(schema: JsonSchema, rawArguments: unknown): ToolArguments {
+  const args = rawArguments === undefined || rawArguments === null ? {} : rawArguments;
+  if (typeof args !== 'object' || Array.isArray(args)) {
+    throw new ToolArgumentError('(arguments)', 'a JSON object', describeReceivedValue(args));
+  }
+  const cleaned = stripNullsAsAbsent(args, schema) as ToolArguments;
+  const validate = getValidator(schema);
+  if (!validate(cleaned)) {
+    const first = validate.errors?.[0];
+    if (first === undefined)
+      throw new ToolArgumentError('(arguments)', 'valid arguments', 'invalid arguments');
+    throw toArgumentError(first, cleaned, schema);
+  }
+  return cleaned;
+}

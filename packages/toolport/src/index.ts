@@ -1,0 +1,118 @@
+/**
+ * toolport's public library surface. Named exports only (no `export *`): what is here is the contract.
+ *
+ * @example
+ * ```ts
+ * import { ToolRegistry, defineTool, executeTool } from 'toolport';
+ *
+ * const registry = new ToolRegistry();
+ * registry.register(defineTool<{ text: string }>({
+ *   definition: {
+ *     name: 'shout',
+ *     description: 'Upper-cases text.',
+ *     parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'], additionalProperties: false },
+ *   },
+ *   settings: { title: 'Shout', description: 'Upper-cases text', category: 'interaction', enabledByDefault: true,
+ *     canDisable: true, defaultParameters: {}, parameterDescriptors: [] },
+ *   execute: async ({ text }) => ({ text: text.toUpperCase() }),
+ * }), { kind: 'custom', origin: 'example' });
+ *
+ * const outcome = await executeTool({ toolName: 'shout', arguments: { text: 'hi' }, userId: 'me' }, { registry });
+ * // outcome.ok === true, outcome.result → { text: 'HI' }, outcome.output → '{"text":"HI"}'
+ * ```
+ */
+
+// Types (CORE-1)
+export type {
+  EffectiveToolSettings,
+  FreshnessLedger,
+  JsonSchema,
+  OutboundHttpClient,
+  OutboundHttpRequest,
+  OutboundHttpResponse,
+  RegisteredTool,
+  SecretReader,
+  SettingValue,
+  ToolAnnotations,
+  ToolArguments,
+  ToolCategory,
+  ToolContext,
+  ToolDefinition,
+  ToolMode,
+  ToolParameterDescriptor,
+  ToolParameterType,
+  ToolParameters,
+  ToolProgress,
+  ToolServices,
+  ToolSettingsInput,
+  ToolSettingsMetadata,
+  ToolportLogger,
+} from './core/tool-types.ts';
+export { defineTool } from './core/tool-types.ts';
+
+// Registry (CORE-2)
+export {
+  TOOL_NAME_PATTERN,
+  ToolRegistry,
+  assertValidToolName,
+  defaultToolRegistry,
+  getRegisteredTool,
+  registerTool,
+} from './core/tool-registry.ts';
+export type { RegistryEntry, ToolSource, ToolSourceKind } from './core/tool-registry.ts';
+
+// Settings policy (CORE-3)
+export {
+  TIMEOUT_SECONDS_DESCRIPTOR,
+  clampIntegerSetting,
+  getDefaultToolSettings,
+  getSafeEffectiveToolSettings,
+  getStringSetting,
+  getToolDefinitionsForTools,
+  getToolTimeoutMs,
+  mergeToolSettings,
+  normalizeToolParameters,
+} from './core/settings-policy.ts';
+
+// Arguments (CORE-5)
+export { parseToolArgumentsJson, validateToolArguments } from './core/tool-arguments.ts';
+
+// Execution (CORE-6, CORE-7)
+export { ToolCancelledReason, ToolTimeoutReason, executeTool, toolFailure } from './core/execute-tool.ts';
+export type {
+  AgentToolPermissions,
+  ExecuteToolEnvironment,
+  ExecuteToolRequest,
+  ToolErrorPayload,
+  ToolExecutionFailure,
+  ToolExecutionOutcome,
+  ToolExecutionSuccess,
+} from './core/execute-tool.ts';
+export { InMemoryExecutionRecorder } from './core/execution-recorder.ts';
+export type {
+  ToolExecutionQuery,
+  ToolExecutionRecord,
+  ToolExecutionRecorder,
+} from './core/execution-recorder.ts';
+export {
+  DEFAULT_MAX_RESULT_CHARACTERS,
+  serializeToolResult,
+  stringifyToolResult,
+} from './core/serialize-result.ts';
+export type { SerializedToolResult } from './core/serialize-result.ts';
+export { silentLogger } from './core/logger.ts';
+
+// Errors
+export { ERROR_CODES, httpStatusForErrorCode, isErrorCode } from './core/error-codes.ts';
+export type { ErrorCode } from './core/error-codes.ts';
+export {
+  GrepPatternError,
+  ToolArgumentError,
+  ToolParameterError,
+  ToolSettingsError,
+  ToolportError,
+  isToolportError,
+} from './core/errors.ts';
+
+// Built-ins
+export { listBuiltinTools, registerBuiltinTools } from './tools/index.ts';

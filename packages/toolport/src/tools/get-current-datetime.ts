@@ -1,0 +1,155 @@
+import { ToolArgumentError } from '../core/errors.ts';
+import { getStringSetting } from '../core/settings-policy.ts';
+import { defineTool } from '../core/tool-types.ts';
+
+/** The text the model reads. */
+export const GET_CURRENT_DATETIME_DESCRIPTION =
+  'Returns the current date and time: UTC ISO timestamp, the local date-time formatted for a locale, and the UTC ' +
+  'offset of the requested time zone. Use it whenever the answer depends on "now" or "today".';
+
+interface GetCurrentDatetimeArguments {
+  timezone?: string;
+  locale?: string;
+}
+
+export interface CurrentDatetimeResult {
+  /** UTC instant, e.g. 2026-11-29T20:16:46.000Z */
+  utc: string;
+  /** Wall-clock time in the zone with its offset, e.g. 2026-11-29T17:16:46-03:00 */
+  local: string;
+  /** Localized by Intl.DateTimeFormat, e.g. "29 de novembro de 2026 17:16:46" */
+  localized: string;
+  timezone: string;
+  locale: string;
+  /** e.g. -03:00, +00:00, +05:45 */
+  offset: string;
+}
+
+function checkTimezone(timezone: string): string {
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone: timezone }).resolvedOptions().timeZone;
+  } catch {
+    throw new ToolArgumentError(
+      'timezone',
+      'an IANA time zone name such as "America/Sao_Paulo", "Europe/Lisbon" or "UTC"',
+      JSON.stringify(timezone),
+      `Unknown time zone ${JSON.stringify(timezone)} in \`timezone\`. Use an IANA name such as "America/Sao_Paulo", "Europe/Lisbon" or "UTC".`,
+    );
+  }
+}
+
+function checkLocale(locale: string): string {
+  try {
+    const [canonical] = Intl.getCanonicalLocales(locale);
+    if (canonical === undefined) throw new RangeError('empty');
+    return canonical;
+  } catch {
+    throw new ToolArgumentError(
+      'locale',
+      'a BCP 47 language tag such as "pt-BR" or "en-US"',
+      JSON.stringify(locale),
+      `Invalid locale ${JSON.stringify(locale)} in \`locale\`. Use a BCP 47 tag such as "pt-BR" or "en-US".`,
+    );
+  }
+}
+
+/** "+HH:MM" offset of `timezone` at `instant`. */
+export function formatUtcOffset(instant: Date, timezone: string): string {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone: timezone,
+    timeZoneName: 'longOffset',
+  }).formatToParts(instant);
+  const name = parts.find((part) => part.type === 'timeZoneName')?.value ?? 'GMT';
+  // "GMT" alone means a zero offset; otherwise "GMT-03:00" or "GMT+05:45".
+  const match = /^GMT([+-]\d{2}):?(\d{2})?$/.exec(name);
+  if (match === null) return '+00:00';
+  return `${match[1]}:${match[2] ?? '00'}`;
+}
+
+function formatLocalIso(instant: Date, timezone: string, offset: string): string {
+  const parts = new Intl.DateTimeFormat('en-CA', {
+    timeZone: timezone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hourCycle: 'h23',
+  }).formatToParts(instant);
+  const part = (type: Intl.DateTimeFormatPartTypes): string =>
+    parts.find((entry) => entry.type === type)?.value ?? '00';
+  return `${part('year')}-${part('month')}-${part('day')}T${part('hour')}:${part('minute')}:${part('second')}${offset}`;
+}
+
+export function describeInstant(instant: Date, timezone: string, locale: string): CurrentDatetimeResult {
+  const zone = checkTimezone(timezone);
+  const language = checkLocale(locale);
+  const offset = formatUtcOffset(instant, zone);
+  return {
+    utc: instant.toISOString(),
+    local: formatLocalIso(instant, zone, offset),
+    localized: new Intl.DateTimeFormat(language, {
+      timeZone: zone,
+      dateStyle: 'full',
+      timeStyle: 'long',
+    }).format(instant),
+    timezone: zone,
+    locale: language,
+    offset,
+  };
+}
+
+export const getCurrentDatetimeTool = defineTool<GetCurrentDatetimeArguments>({
+  definition: {
+    name: 'get_current_datetime',
+    description: GET_CURRENT_DATETIME_DESCRIPTION,
+    parameters: {
+      type: 'object',
+      properties: {
+        timezone: {
+          type: 'string',
+          description:
+            'IANA time zone, e.g. America/Sao_Paulo. Defaults to the configured default time zone.',
+        },
+        locale: {
+          type: 'string',
+          description:
+            'BCP 47 locale for the localized string, e.g. pt-BR. Defaults to the configured locale.',
+        },
+      },
+      required: [],
+      additionalProperties: false,
+    },
+  },
+  settings: {
+    title: 'Current date and time',
+    description: 'Lets the model read the current date and time in any time zone.',
+    category: 'system',
+    enabledByDefault: true,
+    canDisable: true,
+    defaultParameters: { defaultTimezone: 'UTC', defaultLocale: 'en-US' },
+    parameterDescriptors: [
+      {
+        name: 'defaultTimezone',
+        title: 'Default time zone',
+        type: 'string',
+        description: 'IANA time zone used when the model names none.',
+        default: 'UTC',
+      },
+      {
+        name: 'defaultLocale',
+        title: 'Default locale',
+        type: 'string',
+        description: 'BCP 47 locale used when the model names none.',
+        default: 'en-US',
+      },
+    ],
+  },
+  annotations: { readOnlyHint: true, idempotentHint: false, openWorldHint: false },
+  execute: async (args, context) => {
+    const timezone = args.timezone ?? getStringSetting(context.settings.parameters.defaultTimezone, 'UTC');
+    const locale = args.locale ?? getStringSetting(context.settings.parameters.defaultLocale, 'en-US');
+    return describeInstant(new Date(), timezone, locale);
+  },
+});

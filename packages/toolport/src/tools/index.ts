@@ -1,0 +1,25 @@
+import { defaultToolRegistry, type ToolRegistry } from '../core/tool-registry.ts';
+import type { RegisteredTool } from '../core/tool-types.ts';
+import { getCurrentDatetimeTool } from './get-current-datetime.ts';
+
+/**
+ * The one place built-ins are registered (STYLE "tools/"). Tools whose availability depends on the machine (shells)
+ * decide inside their own module and contribute only when available.
+ */
+export function listBuiltinTools(): RegisteredTool[] {
+  return [getCurrentDatetimeTool];
+}
+
+const registered = new WeakSet<ToolRegistry>();
+
+/** Registers every built-in into `registry` once (idempotent per registry). */
+export function registerBuiltinTools(registry: ToolRegistry = defaultToolRegistry): ToolRegistry {
+  if (registered.has(registry)) return registry;
+  for (const tool of listBuiltinTools())
+    registry.register(tool, { kind: 'builtin', origin: `builtin:${tool.definition.name}` });
+  registered.add(registry);
+  return registry;
+}
+
+// Self-registration at import, as the seed's lifecycle describes: importing toolport makes the built-ins available.
+registerBuiltinTools(defaultToolRegistry);
