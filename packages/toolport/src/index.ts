@@ -59,7 +59,17 @@ export {
   getRegisteredTool,
   registerTool,
 } from './core/tool-registry.ts';
-export type { RegistryEntry, ToolSource, ToolSourceKind } from './core/tool-registry.ts';
+export type { RegistryEntry, ToolLookup, ToolSource, ToolSourceKind } from './core/tool-registry.ts';
+
+// Runtime (CORE-4 without the database)
+export { createToolRuntime } from './core/tool-runtime.ts';
+export type {
+  CreateToolRuntimeOptions,
+  RuntimeTool,
+  ToolCallOptions,
+  ToolCallRequest,
+  ToolRuntime,
+} from './core/tool-runtime.ts';
 
 // Settings policy (CORE-3)
 export {

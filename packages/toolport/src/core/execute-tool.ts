@@ -6,7 +6,7 @@ import { silentLogger } from './logger.ts';
 import { serializeToolResult, DEFAULT_MAX_RESULT_CHARACTERS } from './serialize-result.ts';
 import { getSafeEffectiveToolSettings, getToolTimeoutMs } from './settings-policy.ts';
 import { parseToolArgumentsJson, validateToolArguments } from './tool-arguments.ts';
-import { defaultToolRegistry, type ToolRegistry } from './tool-registry.ts';
+import { defaultToolRegistry, type ToolLookup } from './tool-registry.ts';
 import type {
   EffectiveToolSettings,
   ToolContext,
@@ -48,7 +48,7 @@ export interface ExecuteToolRequest {
 }
 
 export interface ExecuteToolEnvironment {
-  registry?: ToolRegistry;
+  registry?: ToolLookup;
   recorder?: ToolExecutionRecorder;
   services?: ToolServices;
   logger?: ToolportLogger;

@@ -29,11 +29,16 @@ export function assertValidToolName(name: string, origin = 'tool definition'): v
   }
 }
 
+/** What executeTool needs of a registry: lookup by name. */
+export interface ToolLookup {
+  get(name: string): RegisteredTool | undefined;
+}
+
 /**
  * Tools by name. A custom tool shadows a built-in of the same name (SPEC D5); two custom tools of one name from the
  * same source kind are an error naming both origins.
  */
-export class ToolRegistry {
+export class ToolRegistry implements ToolLookup {
   readonly #builtins = new Map<string, RegistryEntry>();
   readonly #customs = new Map<string, RegistryEntry>();
 
