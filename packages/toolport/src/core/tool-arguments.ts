@@ -56,25 +56,34 @@ function schemaAllowsNull(schema: unknown): boolean {
 
 /** Removes `null` from object properties whose schema does not itself accept null, at every nesting level. */
 function stripNullsAsAbsent(value: unknown, schema: unknown): unknown {
-  if (typeof schema !== 'object' || schema === null) return value;
+  if (typeof schema !== 'object' || schema === null || typeof value !== 'object' || value === null)
+    return value;
   if (Array.isArray(value)) {
     const itemSchema = (schema as Record<string, unknown>).items;
-    return value.map((item) => stripNullsAsAbsent(item, itemSchema));
+    if (typeof itemSchema !== 'object' || itemSchema === null) return value;
+    let copy: unknown[] | undefined;
+    for (let index = 0; index < value.length; index += 1) {
+      const stripped = stripNullsAsAbsent(value[index], itemSchema);
+      if (stripped !== value[index]) (copy ??= [...value])[index] = stripped;
+    }
+    return copy ?? value;
   }
-  if (typeof value !== 'object' || value === null) return value;
   const properties = (schema as Record<string, unknown>).properties as Record<string, unknown> | undefined;
+  const record = value as Record<string, unknown>;
   let copy: Record<string, unknown> | undefined;
-  for (const [key, propertyValue] of Object.entries(value)) {
+  // for-in over own enumerable keys: this runs on every call, so it avoids Object.entries' allocations.
+  for (const key in record) {
+    const propertyValue = record[key];
+    if (typeof propertyValue !== 'object') continue;
     const propertySchema = properties?.[key];
-    if (propertyValue === null && !schemaAllowsNull(propertySchema)) {
-      copy ??= { ...(value as Record<string, unknown>) };
-      delete copy[key];
-    } else if (typeof propertyValue === 'object' && propertyValue !== null && propertySchema !== undefined) {
-      const stripped = stripNullsAsAbsent(propertyValue, propertySchema);
-      if (stripped !== propertyValue) {
-        copy ??= { ...(value as Record<string, unknown>) };
-        copy[key] = stripped;
+    if (propertyValue === null) {
+      if (!schemaAllowsNull(propertySchema)) {
+        copy ??= { ...record };
+        delete copy[key];
       }
+    } else if (propertySchema !== undefined) {
+      const stripped = stripNullsAsAbsent(propertyValue, propertySchema);
+      if (stripped !== propertyValue) (copy ??= { ...record })[key] = stripped;
     }
   }
   return copy ?? value;

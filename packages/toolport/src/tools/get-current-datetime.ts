@@ -25,9 +25,31 @@ export interface CurrentDatetimeResult {
   offset: string;
 }
 
+/**
+ * Intl.DateTimeFormat construction dominates this tool's cost (hundreds of µs): formatters are cached per zone and
+ * locale. Bounded, since both come from model arguments.
+ */
+const formatterCache = new Map<string, Intl.DateTimeFormat>();
+const MAX_CACHED_FORMATTERS = 500;
+
+function cachedFormatter(
+  kind: string,
+  locale: string,
+  options: Intl.DateTimeFormatOptions,
+): Intl.DateTimeFormat {
+  const key = `${kind}\u0000${locale}\u0000${options.timeZone ?? ''}`;
+  let formatter = formatterCache.get(key);
+  if (formatter === undefined) {
+    formatter = new Intl.DateTimeFormat(locale, options);
+    if (formatterCache.size >= MAX_CACHED_FORMATTERS) formatterCache.clear();
+    formatterCache.set(key, formatter);
+  }
+  return formatter;
+}
+
 function checkTimezone(timezone: string): string {
   try {
-    return new Intl.DateTimeFormat('en-US', { timeZone: timezone }).resolvedOptions().timeZone;
+    return cachedFormatter('zone', 'en-US', { timeZone: timezone }).resolvedOptions().timeZone;
   } catch {
     throw new ToolArgumentError(
       'timezone',
@@ -67,7 +89,7 @@ export function formatUtcOffset(instant: Date, timezone: string): string {
 }
 
 function formatLocalIso(instant: Date, timezone: string, offset: string): string {
-  const parts = new Intl.DateTimeFormat('en-CA', {
+  const parts = cachedFormatter('iso', 'en-CA', {
     timeZone: timezone,
     year: 'numeric',
     month: '2-digit',
