@@ -72,7 +72,26 @@ function allowlistFrom(settings: EffectiveToolSettings): string[] {
   return Array.isArray(value) ? value.filter((entry): entry is string => typeof entry === 'string') : [];
 }
 
-/** SPEC FS-6: the one implementation behind bash, zsh and powershell; they differ only by interpreter. */
+/**
+ * SPEC FS-6: the one implementation behind bash, zsh and powershell; they differ only by interpreter.
+ *
+ * @example
+ * ```ts
+ * import { buildShellTool, describeShellTool, ToolRegistry } from 'toolport';
+ *
+ * // A fish shell tool: disabled by default like the built-in shells, same timer, caps and environment rules.
+ * new ToolRegistry().register(
+ *   buildShellTool({
+ *     name: 'fish',
+ *     title: 'Fish',
+ *     description: describeShellTool('fish -c'),
+ *     interpreter: '/usr/bin/fish',
+ *     argsFor: (command) => ['-c', command],
+ *   }),
+ *   { kind: 'custom', origin: 'my-app' },
+ * );
+ * ```
+ */
 export function buildShellTool(spec: ShellToolSpec): RegisteredTool {
   return defineTool<ShellToolArguments>({
     definition: {

@@ -59,6 +59,22 @@ function terminationForAbort(signal: AbortSignal): ShellTermination {
  * child, double-forked grandchild or SIGTERM-ignoring process outlives the call; completion follows the
  * interpreter's exit, not pipe EOF, which a background child holding the pipes could postpone forever.
  * Rejects only when the interpreter cannot be started.
+ *
+ * @example
+ * ```ts
+ * import { runShellCommand } from 'toolport';
+ *
+ * const result = await runShellCommand({
+ *   interpreter: '/usr/bin/bash',
+ *   args: ['-c', 'make test'],
+ *   cwd: '/srv/project',
+ *   env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+ *   timeoutMs: 60_000,
+ *   maxOutputBytes: 100 * 1024,
+ *   signal: AbortSignal.timeout(120_000),
+ * });
+ * // result.termination: 'exited' | 'timed_out' | 'aborted' | 'signalled'
+ * ```
  */
 export function runShellCommand(options: RunShellCommandOptions): Promise<ShellCommandResult> {
   const startTime = performance.now();
