@@ -3,7 +3,10 @@ import { buildShellTool, describeShellTool, type ShellToolSpec } from './shell/b
 import { findExecutableOnPath } from './shell/find-executable-on-path.ts';
 
 /** The text the model reads. */
-export const POWERSHELL_DESCRIPTION = describeShellTool('powershell -NoProfile -NonInteractive -Command');
+export const POWERSHELL_DESCRIPTION = describeShellTool(
+  'powershell -NoProfile -NonInteractive -Command',
+  'Select-Object -First/-Last or Select-String',
+);
 
 /**
  * The FS-6 `powershell` interpreter: Windows only (SPEC), PowerShell 7 (`pwsh`) preferred over Windows PowerShell 5;

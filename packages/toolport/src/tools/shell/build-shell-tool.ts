@@ -14,6 +14,18 @@ import { buildChildEnvironment } from './build-child-environment.ts';
 import { resolveShellCwd } from './resolve-shell-cwd.ts';
 import { runShellCommand, type ShellCommandResult } from './run-shell-command.ts';
 
+/** Shared by the three tools' descriptions: what every shell call can rely on. */
+export function describeShellTool(invocation: string, filterHint = 'head, tail or grep'): string {
+  return (
+    `Runs one command with \`${invocation}\` on the server and returns stdout, stderr, exitCode, signal, ` +
+    'durationMs, termination (exited | timed_out | aborted | signalled) and truncated. Non-interactive: stdin is ' +
+    'empty, there is no TTY, and nothing persists between calls (each call is a fresh process; pass `cwd` instead of ' +
+    '`cd`). The environment is minimal (PATH, HOME, LANG, TERM and what the user allowed). The whole process group ' +
+    'is killed when the command exits or its time limit is reached, so background processes do not outlive the ' +
+    `call. Output beyond the per-stream limit is dropped (truncated: true): filter long output with ${filterHint}.`
+  );
+}
+
 const COMMAND_ARGUMENT_DESCRIPTION = 'The command to run.';
 const CWD_ARGUMENT_DESCRIPTION =
   'Directory to run in: absolute, starting with ~, or relative to the working directory. ' +
@@ -150,16 +162,4 @@ export function buildShellTool(spec: ShellToolSpec): RegisteredTool {
       }
     },
   });
-}
-
-/** Shared by the three tools' descriptions: what every shell call can rely on. */
-export function describeShellTool(invocation: string): string {
-  return (
-    `Runs one command with \`${invocation}\` on the server and returns stdout, stderr, exitCode, signal, ` +
-    'durationMs, termination (exited | timed_out | aborted | signalled) and truncated. Non-interactive: stdin is ' +
-    'empty, there is no TTY, and nothing persists between calls (each call is a fresh process; pass `cwd` instead of ' +
-    '`cd`). The environment is minimal (PATH, HOME, LANG, TERM and what the user allowed). The whole process group ' +
-    'is killed when the command exits or its time limit is reached, so background processes do not outlive the ' +
-    'call. Output beyond the per-stream limit is dropped (truncated: true): filter long output with head, tail or grep.'
-  );
 }
