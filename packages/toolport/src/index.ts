@@ -126,3 +126,13 @@ export {
 
 // Built-ins
 export { listBuiltinTools, registerBuiltinTools } from './tools/index.ts';
+
+// Shell tools (FS-6)
+export { buildShellTool, describeShellTool } from './tools/shell/build-shell-tool.ts';
+export type { ShellToolSpec } from './tools/shell/build-shell-tool.ts';
+export { runShellCommand } from './tools/shell/run-shell-command.ts';
+export type {
+  RunShellCommandOptions,
+  ShellCommandResult,
+  ShellTermination,
+} from './tools/shell/run-shell-command.ts';

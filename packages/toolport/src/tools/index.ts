@@ -1,13 +1,20 @@
 import { defaultToolRegistry, type ToolRegistry } from '../core/tool-registry.ts';
 import type { RegisteredTool } from '../core/tool-types.ts';
+import { createBashTool } from './bash.ts';
 import { getCurrentDatetimeTool } from './get-current-datetime.ts';
+import { createPowershellTool } from './powershell.ts';
+import { createZshTool } from './zsh.ts';
 
 /**
  * The one place built-ins are registered (STYLE "tools/"). Tools whose availability depends on the machine (shells)
  * decide inside their own module and contribute only when available.
  */
 export function listBuiltinTools(): RegisteredTool[] {
-  return [getCurrentDatetimeTool];
+  return [
+    getCurrentDatetimeTool,
+    // FS-6: each shell only when its interpreter is on PATH.
+    ...[createBashTool(), createZshTool(), createPowershellTool()].filter((tool) => tool !== undefined),
+  ];
 }
 
 const registered = new WeakSet<ToolRegistry>();
