@@ -21,6 +21,19 @@ export default tseslint.config(
     },
   },
   {
+    // child_process only in the shell tool (and the MCP stdio transport, which the SDK owns): STYLE "Shape".
+    files: ['packages/toolport/src/**/*.ts'],
+    ignores: ['**/*.test.ts', 'packages/toolport/src/tools/shell/**', 'packages/toolport/src/mcp/**'],
+    rules: {
+      'no-restricted-imports': restrict([
+        {
+          group: ['node:child_process', 'child_process'],
+          message: 'child_process belongs to the shell tool and the MCP stdio transport.',
+        },
+      ]),
+    },
+  },
+  {
     // core/ imports nothing else of ours (STYLE "Shape of the repository").
     files: ['packages/toolport/src/core/**/*.ts'],
     ignores: ['**/*.test.ts'],
