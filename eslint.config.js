@@ -34,6 +34,17 @@ export default tseslint.config(
     },
   },
   {
+    // Outbound HTTP on a model's or a script's behalf only through net/ (NET-1: SSRF checks at connect time).
+    files: ['packages/toolport/src/tools/**/*.ts', 'packages/toolport/src/custom-tools/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-globals': [
+        'error',
+        { name: 'fetch', message: 'Use the NET-1 client (context.services.http or net/safe-fetch.ts).' },
+      ],
+    },
+  },
+  {
     // core/ imports nothing else of ours (STYLE "Shape of the repository").
     files: ['packages/toolport/src/core/**/*.ts'],
     ignores: ['**/*.test.ts'],

@@ -124,6 +124,16 @@ export {
   isToolportError,
 } from './core/errors.ts';
 
+// Outbound HTTP policy (NET-1)
+export {
+  createSafeFetch,
+  DEFAULT_MAX_RESPONSE_BYTES,
+  DEFAULT_OUTBOUND_TIMEOUT_MS,
+} from './net/safe-fetch.ts';
+export type { SafeFetch, SafeFetchOptions } from './net/safe-fetch.ts';
+export { checkOutboundAddress, compileAllowlist } from './net/ip-address-policy.ts';
+export type { AddressVerdict, OutboundAllowlist } from './net/ip-address-policy.ts';
+
 // Built-ins
 export { listBuiltinTools, registerBuiltinTools } from './tools/index.ts';
 

@@ -1,0 +1,166 @@
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isToolportError } from '../core/errors.ts';
+import { createSafeFetch } from './safe-fetch.ts';
+
+// Every server here listens on loopback; the guard is what must refuse them unless allowlisted.
+interface TestServer {
+  server: Server;
+  port: number;
+  hits: string[];
+}
+
+async function startServer(
+  host: string,
+  handle: (request: IncomingMessage, response: ServerResponse) => void,
+): Promise<TestServer> {
+  const hits: string[] = [];
+  const server = createServer((request, response) => {
+    hits.push(request.url ?? '');
+    handle(request, response);
+  });
+  server.listen(0, host);
+  await once(server, 'listening');
+  return { server, port: (server.address() as AddressInfo).port, hits };
+}
+
+async function errorOf(promise: Promise<unknown>): Promise<{ code?: string; message: string }> {
+  try {
+    await promise;
+  } catch (error) {
+    return { code: isToolportError(error) ? error.code : undefined, message: (error as Error).message };
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('NET-1 safe fetch', () => {
+  let main: TestServer;
+  let other: TestServer;
+
+  beforeAll(async () => {
+    other = await startServer('127.0.0.2', (_request, response) => response.end('other'));
+    main = await startServer('127.0.0.1', (request, response) => {
+      if (request.url === '/redirect-out') {
+        response.writeHead(302, { location: `http://127.0.0.2:${other.port}/stolen` }).end();
+      } else if (request.url === '/redirect-in') {
+        response.writeHead(301, { location: '/final' }).end();
+      } else if (request.url === '/loop') {
+        response.writeHead(302, { location: '/loop' }).end();
+      } else if (request.url === '/big') {
+        response.end(Buffer.alloc(1_000_000, 97));
+      } else if (request.url === '/hang') {
+        // never answers
+      } else response.end(`ok ${request.url}`);
+    });
+  });
+
+  afterAll(() => {
+    main.server.closeAllConnections();
+    main.server.close();
+    other.server.close();
+  });
+
+  it('refuses a literal loopback address before connecting', async () => {
+    const { client } = createSafeFetch();
+    const error = await errorOf(client.request({ url: `http://127.0.0.1:${main.port}/secret` }));
+    expect(error.code).toBe('permission_denied');
+    expect(error.message).toContain('loopback');
+    expect(main.hits).not.toContain('/secret');
+  });
+
+  it('refuses alternative spellings of loopback (decimal, IPv4-mapped IPv6)', async () => {
+    const { client } = createSafeFetch();
+    expect((await errorOf(client.request({ url: `http://2130706433:${main.port}/d` }))).code).toBe(
+      'permission_denied',
+    );
+    expect((await errorOf(client.request({ url: `http://[::ffff:127.0.0.1]:${main.port}/m` }))).code).toBe(
+      'permission_denied',
+    );
+  });
+
+  it('checks the resolved address at connect time: a name resolving to loopback is refused', async () => {
+    const { client } = createSafeFetch({ resolve: async () => [{ address: '127.0.0.1', family: 4 }] });
+    const error = await errorOf(client.request({ url: `http://rebind.example:${main.port}/rebound` }));
+    expect(error.code).toBe('permission_denied');
+    expect(error.message).toContain('rebind.example (127.0.0.1)');
+    expect(main.hits).not.toContain('/rebound');
+  });
+
+  it('refuses a name that resolves to a public and a private address', async () => {
+    const { client } = createSafeFetch({
+      resolve: async () => [
+        { address: '93.184.216.34', family: 4 },
+        { address: '127.0.0.1', family: 4 },
+      ],
+    });
+    expect((await errorOf(client.request({ url: `http://mixed.example:${main.port}/mixed` }))).code).toBe(
+      'permission_denied',
+    );
+  });
+
+  it('refuses localhost through the system resolver', async () => {
+    const { client } = createSafeFetch();
+    expect((await errorOf(client.request({ url: `http://localhost:${main.port}/local` }))).code).toBe(
+      'permission_denied',
+    );
+    expect(main.hits).not.toContain('/local');
+  });
+
+  it('lets an allowlisted address through and follows a redirect that stays allowed', async () => {
+    const { client } = createSafeFetch({ allowlist: { cidrs: ['127.0.0.1/32'] } });
+    const response = await client.request({ url: `http://127.0.0.1:${main.port}/redirect-in` });
+    expect(response.status).toBe(200);
+    expect(new TextDecoder().decode(response.body)).toBe('ok /final');
+  });
+
+  it('re-checks every redirect hop: a redirect to a blocked address is refused', async () => {
+    const { client } = createSafeFetch({ allowlist: { cidrs: ['127.0.0.1/32'] } });
+    const error = await errorOf(client.request({ url: `http://127.0.0.1:${main.port}/redirect-out` }));
+    expect(error.code).toBe('permission_denied');
+    expect(other.hits).toEqual([]);
+  });
+
+  it('stops a redirect loop', async () => {
+    const { client } = createSafeFetch({ allowlist: { cidrs: ['127.0.0.1/32'] }, maxRedirects: 3 });
+    expect((await errorOf(client.request({ url: `http://127.0.0.1:${main.port}/loop` }))).message).toContain(
+      'Too many redirects',
+    );
+  });
+
+  it('caps the response size and says it truncated', async () => {
+    const { client } = createSafeFetch({ allowlist: { cidrs: ['127.0.0.1/32'] } });
+    const response = await client.request({
+      url: `http://127.0.0.1:${main.port}/big`,
+      maxResponseBytes: 1000,
+    });
+    expect(response.body.byteLength).toBe(1000);
+    expect(response.truncated).toBe(true);
+  });
+
+  it('caps the time', async () => {
+    const { client } = createSafeFetch({ allowlist: { cidrs: ['127.0.0.1/32'] } });
+    expect(
+      (await errorOf(client.request({ url: `http://127.0.0.1:${main.port}/hang`, timeoutMs: 200 }))).code,
+    ).toBe('timeout');
+  });
+
+  it('refuses schemes other than http and https', async () => {
+    const { client } = createSafeFetch();
+    expect((await errorOf(client.request({ url: 'file:///etc/passwd' }))).code).toBe('validation_failed');
+  });
+
+  it('offers a fetch-compatible function with the same guard (for SDK transports)', async () => {
+    const guarded = createSafeFetch({
+      allowlist: { hosts: ['allowed.example'] },
+      resolve: async () => [{ address: '127.0.0.1', family: 4 }],
+    });
+    const response = await guarded.fetch(`http://allowed.example:${main.port}/via-fetch`);
+    expect(await response.text()).toBe('ok /via-fetch');
+    await expect(guarded.fetch(`http://127.0.0.1:${main.port}/x`)).rejects.toMatchObject({
+      code: 'permission_denied',
+    });
+    await guarded.close();
+  });
+});
