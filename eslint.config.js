@@ -8,7 +8,7 @@ import tseslint from 'typescript-eslint';
 const restrict = (patterns) => ['error', { patterns }];
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', '**/coverage/**', '.bench-corpus/**'] },
+  { ignores: ['**/dist/**', '**/node_modules/**', '**/coverage/**', '.bench-corpus/**', '**/.generated/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
