@@ -4,6 +4,8 @@ import type { ProviderName } from '../../src/providers/provider-adapter.ts';
 export interface ScriptedStep {
   text?: string;
   toolCalls?: Array<{ id: string; name: string; arguments: string }>;
+  /** How many fragments each call's arguments stream in (default 3; Gemini streams them as `partialArgs`). */
+  argumentFragments?: number;
 }
 
 /** Splits text into `count` fragments, the way providers stream arguments. */
@@ -54,7 +56,7 @@ function responses(step: ScriptedStep): unknown[] {
       arguments: '',
     };
     events.push({ type: 'response.output_item.added', output_index: outputIndex, item });
-    for (const delta of fragments(call.arguments))
+    for (const delta of fragments(call.arguments, step.argumentFragments))
       events.push({
         type: 'response.function_call_arguments.delta',
         item_id: item.id,
@@ -111,7 +113,7 @@ function chatCompletions(step: ScriptedStep): unknown[] {
         },
       ],
     });
-    for (const delta of fragments(call.arguments))
+    for (const delta of fragments(call.arguments, step.argumentFragments))
       chunks.push({
         ...base,
         choices: [
@@ -165,7 +167,7 @@ function anthropic(step: ScriptedStep): unknown[] {
       delta: { type: 'input_json_delta', partial_json: '' },
     });
     events.push({ type: 'ping' });
-    for (const partial of fragments(call.arguments))
+    for (const partial of fragments(call.arguments, step.argumentFragments))
       events.push({
         type: 'content_block_delta',
         index,
@@ -235,7 +237,7 @@ function geminiInteractions(step: ScriptedStep): unknown[] {
       index,
       step: { type: 'function_call', id: call.id, name: call.name, arguments: {} },
     });
-    for (const delta of fragments(call.arguments))
+    for (const delta of fragments(call.arguments, step.argumentFragments))
       events.push({ event_type: 'step.delta', index, delta: { type: 'arguments_delta', arguments: delta } });
     events.push({ event_type: 'step.stop', index });
     index += 1;
