@@ -174,3 +174,5 @@ export type {
   ToolResultEvent,
   TurnCompletedEvent,
 } from './providers/stream-events.ts';
+export { inspectProviderTools } from './providers/inspect-provider-tools.ts';
+export type { InspectedProviderTool } from './providers/inspect-provider-tools.ts';

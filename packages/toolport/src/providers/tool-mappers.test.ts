@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../core/tool-types.ts';
 import { toolDefsToAnthropic } from './anthropic/anthropic-tool-mapper.ts';
+import { inspectProviderTools } from './inspect-provider-tools.ts';
 import {
   toolDefsToGeminiFunctionDeclarations,
   toolDefsToGeminiInteractions,
@@ -114,5 +115,19 @@ describe('PROV-1 mappers', () => {
     toolDefsToGeminiFunctionDeclarations([search, foreign]);
     toolDefsToGeminiInteractions([search, foreign]);
     expect(JSON.stringify([search, foreign])).toBe(before);
+  });
+});
+
+describe('MCP-3 inspectProviderTools', () => {
+  it('shows the wire form, the strict flag and the reason a tool is not strict', () => {
+    const inspected = inspectProviderTools('openai', [search, foreign]);
+    expect(inspected.map((tool) => [tool.name, tool.strict, tool.nonStrictReason])).toEqual([
+      ['search', true, undefined],
+      ['mcp_lookup', false, '`id` uses `oneOf`, which strict mode does not allow'],
+    ]);
+    expect(inspected[0]!.wire).toEqual(toolDefsToResponsesAPI([search])[0]);
+    expect(inspectProviderTools('gemini', [noArguments])).toEqual([
+      { name: 'ping', strict: false, wire: { name: 'ping', description: 'No arguments.' } },
+    ]);
   });
 });
