@@ -81,6 +81,10 @@ async function renderTurn(
         activity(`→ ${event.name} ${shorten(event.arguments === '' ? '{}' : event.arguments)}\n`);
         break;
       case 'tool_result':
+        if (event.partial === true) {
+          activity(`  ${event.name} … ${shorten(event.output)}\n`);
+          break;
+        }
         activity(
           event.error === undefined
             ? `← ${event.name} ok ${shorten(event.output)}\n`

@@ -1,4 +1,5 @@
 import type { ToolExecutionOutcome } from '../core/execute-tool.ts';
+import { stringifyToolResult } from '../core/serialize-result.ts';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
 import type { ToolportLogger } from '../core/tool-types.ts';
 import { isAbortError, toProviderStreamError } from './provider-errors.ts';
@@ -148,35 +149,61 @@ export async function* runAgentTurn(
       }
 
       const outcomes: ToolExecutionOutcome[] = new Array<ToolExecutionOutcome>(calls.length);
-      const running = new Map<number, Promise<{ index: number; outcome: ToolExecutionOutcome }>>();
+      // Results (and partial results, e.g. one per generated image) stream out as they happen; they go back to the
+      // model in call order once every call has finished.
+      const pending: StreamEvent[] = [];
+      let wake: (() => void) | undefined;
+      const notify = (): void => {
+        wake?.();
+        wake = undefined;
+      };
+      let running = calls.length;
       for (const [index, call] of calls.entries()) {
-        const execution = runtime
-          .execute({ callId: call.id, toolName: call.name, arguments: call.arguments }, { signal })
+        void runtime
+          .execute(
+            { callId: call.id, toolName: call.name, arguments: call.arguments },
+            {
+              signal,
+              onPartialResult: (partial) => {
+                pending.push({
+                  type: 'tool_result',
+                  id: call.id,
+                  name: call.name,
+                  result: partial,
+                  output: stringifyToolResult(partial),
+                  partial: true,
+                });
+                notify();
+              },
+            },
+          )
           .catch((error: unknown) => failureOutcome(call, error))
-          .then((result) => ({ index, outcome: result }));
-        running.set(index, execution);
+          .then((finished) => {
+            outcomes[index] = finished;
+            pending.push(
+              finished.ok
+                ? {
+                    type: 'tool_result',
+                    id: call.id,
+                    name: call.name,
+                    result: finished.result,
+                    output: finished.output,
+                  }
+                : {
+                    type: 'tool_result',
+                    id: call.id,
+                    name: call.name,
+                    error: finished.error,
+                    output: finished.output,
+                  },
+            );
+            running -= 1;
+            notify();
+          });
       }
-      // Results stream out as each tool finishes; they go back to the model in call order.
-      while (running.size > 0) {
-        const { index, outcome: finished } = await Promise.race(running.values());
-        running.delete(index);
-        outcomes[index] = finished;
-        const call = calls[index]!;
-        yield finished.ok
-          ? {
-              type: 'tool_result',
-              id: call.id,
-              name: call.name,
-              result: finished.result,
-              output: finished.output,
-            }
-          : {
-              type: 'tool_result',
-              id: call.id,
-              name: call.name,
-              error: finished.error,
-              output: finished.output,
-            };
+      while (running > 0 || pending.length > 0) {
+        if (pending.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+        while (pending.length > 0) yield pending.shift()!;
       }
       session.addToolResults(calls.map((call, index) => resultForModel(call, outcomes[index]!)));
     }

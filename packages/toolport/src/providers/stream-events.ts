@@ -59,8 +59,10 @@ export interface ToolResultEvent {
   result?: unknown;
   /** Present on failure: `{code, message}` (CORE-6). */
   error?: ToolErrorPayload;
-  /** The serialized text the model receives (CORE-7). */
+  /** The serialized text the model receives (CORE-7); for a partial result, the partial serialized. */
   output: string;
+  /** A result streamed before the final one (generate_image sends one per image); the final one has no flag. */
+  partial?: true;
 }
 
 export interface TurnCompletedEvent {

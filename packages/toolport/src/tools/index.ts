@@ -1,5 +1,6 @@
 import { defaultToolRegistry, type ToolRegistry } from '../core/tool-registry.ts';
 import type { RegisteredTool } from '../core/tool-types.ts';
+import { generateImageTool } from './generate-image.ts';
 import { getCurrentDatetimeTool } from './get-current-datetime.ts';
 
 /**
@@ -7,7 +8,7 @@ import { getCurrentDatetimeTool } from './get-current-datetime.ts';
  * decide inside their own module and contribute only when available.
  */
 export function listBuiltinTools(): RegisteredTool[] {
-  return [getCurrentDatetimeTool];
+  return [generateImageTool, getCurrentDatetimeTool];
 }
 
 const registered = new WeakSet<ToolRegistry>();

@@ -10,9 +10,14 @@ import type { ProviderName } from '../../src/providers/provider-adapter.ts';
  * every request body is recorded so tests can assert what the adapter sent back.
  */
 
+/** The streaming wire formats plus the two (non-streaming) image endpoints. */
+export type FakeEndpoint = ProviderName | 'openai-images' | 'gemini-images';
+
 export interface ScriptedResponse {
   /** One JSON payload per SSE event, exactly as the provider sends it. */
   payloads: readonly unknown[];
+  /** A plain JSON response instead of a stream (image endpoints). */
+  json?: unknown;
   /** Keep the stream open after the payloads until the client goes away (cancellation tests). */
   hang?: boolean;
   /** An HTTP error instead of a stream. */
@@ -23,12 +28,14 @@ export interface ScriptedResponse {
 }
 
 export interface RecordedRequest {
-  format: ProviderName;
+  format: FakeEndpoint;
   path: string;
   body: Record<string, unknown>;
 }
 
-function formatOf(path: string): ProviderName | undefined {
+function formatOf(path: string): FakeEndpoint | undefined {
+  if (path.startsWith('/v1/images/generations')) return 'openai-images';
+  if (path.includes(':generateContent')) return 'gemini-images';
   if (path.startsWith('/v1/responses')) return 'openai';
   if (path.startsWith('/v1/chat/completions')) return 'openai-chat';
   if (path.startsWith('/v1/messages')) return 'anthropic';
@@ -37,7 +44,7 @@ function formatOf(path: string): ProviderName | undefined {
   return undefined;
 }
 
-function frame(format: ProviderName, payload: unknown): string {
+function frame(format: FakeEndpoint, payload: unknown): string {
   const data = JSON.stringify(payload);
   const type = (payload as { type?: unknown }).type;
   switch (format) {
@@ -60,7 +67,7 @@ export class FakeProviderServer {
   abortedRequests = 0;
   /** Milliseconds the server spent writing responses (the benchmark subtracts it). */
   serverTimeMs = 0;
-  readonly #queues = new Map<ProviderName, ScriptedResponse[]>();
+  readonly #queues = new Map<FakeEndpoint, ScriptedResponse[]>();
   readonly #server: Server;
   #url = '';
 
@@ -80,17 +87,19 @@ export class FakeProviderServer {
   }
 
   /** The `baseURL` to give each SDK so its requests land here. */
-  baseURLFor(format: ProviderName): string {
-    return format === 'openai' || format === 'openai-chat' ? `${this.#url}/v1` : this.#url;
+  baseURLFor(format: FakeEndpoint): string {
+    return format === 'openai' || format === 'openai-chat' || format === 'openai-images'
+      ? `${this.#url}/v1`
+      : this.#url;
   }
 
-  enqueue(format: ProviderName, response: ScriptedResponse | readonly unknown[]): void {
+  enqueue(format: FakeEndpoint, response: ScriptedResponse | readonly unknown[]): void {
     const queue = this.#queues.get(format) ?? [];
     queue.push(Array.isArray(response) ? { payloads: response } : (response as ScriptedResponse));
     this.#queues.set(format, queue);
   }
 
-  pending(format: ProviderName): number {
+  pending(format: FakeEndpoint): number {
     return this.#queues.get(format)?.length ?? 0;
   }
 
@@ -121,6 +130,14 @@ export class FakeProviderServer {
     response.on('close', () => {
       if (!finished) this.abortedRequests += 1;
     });
+    if (scripted.json !== undefined || format === 'openai-images' || format === 'gemini-images') {
+      if (scripted.delayMs !== undefined) await sleep(scripted.delayMs);
+      if (scripted.hang === true || response.destroyed) return;
+      finished = true;
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify(scripted.json ?? {}));
+      return;
+    }
     response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     for (const payload of scripted.payloads) {
       if (scripted.delayMs !== undefined) await sleep(scripted.delayMs);
