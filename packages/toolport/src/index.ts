@@ -47,6 +47,11 @@ export type {
   ToolSettingsInput,
   ToolSettingsMetadata,
   ToolportLogger,
+  GeneratedImage,
+  ImageGenerationRequest,
+  ImageGenerationService,
+  ImageStore,
+  StoredImage,
 } from './core/tool-types.ts';
 export { defineTool } from './core/tool-types.ts';
 
@@ -176,3 +181,11 @@ export type {
 } from './providers/stream-events.ts';
 export { inspectProviderTools } from './providers/inspect-provider-tools.ts';
 export type { InspectedProviderTool } from './providers/inspect-provider-tools.ts';
+export { createImageGenerationService } from './providers/images/image-generation-service.ts';
+export type {
+  ImageGenerationServiceOptions,
+  ImageProviderConfig,
+} from './providers/images/image-generation-service.ts';
+export { FileImageStore } from './providers/images/file-image-store.ts';
+export { createGenerateImageToolPlan } from './tools/generate-image.ts';
+export type { GenerateImagePlan, GenerateImageResult } from './tools/generate-image.ts';
