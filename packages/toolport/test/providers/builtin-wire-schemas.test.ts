@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { getDefaultToolSettings } from '../../src/core/settings-policy.ts';
 import { ToolRegistry } from '../../src/core/tool-registry.ts';
 import { toolDefsToAnthropic } from '../../src/providers/anthropic/anthropic-tool-mapper.ts';
 import {
@@ -10,9 +11,10 @@ import { toolDefsToResponsesAPI } from '../../src/providers/openai-responses/ope
 import { registerBuiltinTools } from '../../src/tools/index.ts';
 
 // Iterates whatever is registered: built-ins added by later issues are covered without touching this file.
+// A tool with `buildDefinition` is checked as the provider receives it under default settings.
 const definitions = registerBuiltinTools(new ToolRegistry())
   .list()
-  .map((tool) => tool.definition);
+  .map((tool) => tool.buildDefinition?.(getDefaultToolSettings(tool)) ?? tool.definition);
 
 describe('PROV-2 every built-in is strict', () => {
   it('has built-ins to check', () => {
