@@ -1,11 +1,16 @@
 // `npm run bench -- loop`: agent-loop overhead per iteration and stream-parsing throughput per adapter, against the
 // local fake provider server through the real SDK clients (loopback only). Prints numbers; asserts nothing.
-import type { ChatCompletionChunk } from 'openai/resources/chat/completions/completions';
 import { ToolRegistry } from '../src/core/tool-registry.ts';
 import { createToolRuntime } from '../src/core/tool-runtime.ts';
 import { runAgentTurn, startConversation } from '../src/providers/agent-loop.ts';
 import { createProviderAdapter } from '../src/providers/create-provider-adapter.ts';
+import { parseAnthropicStream } from '../src/providers/anthropic/anthropic-stream-adapter.ts';
+import { parseGeminiInteractionsStream } from '../src/providers/gemini/gemini-interactions-stream-adapter.ts';
+import { parseGeminiStream } from '../src/providers/gemini/gemini-stream-adapter.ts';
 import { parseChatCompletionsStream } from '../src/providers/openai-chat/openai-chat-stream-adapter.ts';
+import { parseResponsesStream } from '../src/providers/openai-responses/openai-responses-stream-adapter.ts';
+import type { StepOutcome } from '../src/providers/provider-adapter.ts';
+import type { StepEvent } from '../src/providers/stream-events.ts';
 import { PROVIDER_NAMES, type ProviderName } from '../src/providers/provider-adapter.ts';
 import { addTool } from '../test/providers/loop-helpers.ts';
 import { FakeProviderServer } from '../test/providers/fake-provider-server.ts';
@@ -121,44 +126,35 @@ async function streamThroughput(provider: ProviderName, argumentsText: string): 
   return ARGUMENT_BYTES / (1024 * 1024) / (best / 1000);
 }
 
-/** Our accumulation alone: Chat Completions chunks already parsed, no SDK, no HTTP. */
-async function accumulatorThroughput(argumentsText: string): Promise<number> {
-  const size = Math.ceil(argumentsText.length / ARGUMENT_DELTAS);
-  const chunks: ChatCompletionChunk[] = [];
-  for (let offset = 0; offset < argumentsText.length; offset += size)
-    chunks.push({
-      id: 'c',
-      object: 'chat.completion.chunk',
-      created: 1,
-      model: 'm',
-      choices: [
-        {
-          index: 0,
-          finish_reason: null,
-          delta: {
-            tool_calls: [
-              {
-                index: 0,
-                ...(offset === 0 ? { id: 'call_big', function: { name: 'write_file' } } : {}),
-                function: {
-                  ...(offset === 0 ? { name: 'write_file' } : {}),
-                  arguments: argumentsText.slice(offset, offset + size),
-                },
-              },
-            ],
-          },
-        },
-      ],
-    });
+async function* replay(payloads: readonly unknown[]): AsyncGenerator<never> {
+  yield* payloads as never[];
+}
+
+/** The same payloads handed to toolport's parser directly: no SDK, no SSE, no HTTP. */
+function parserFor(
+  provider: ProviderName,
+  payloads: readonly unknown[],
+): AsyncGenerator<StepEvent, StepOutcome> {
+  switch (provider) {
+    case 'openai':
+      return parseResponsesStream(replay(payloads), []);
+    case 'openai-chat':
+      return parseChatCompletionsStream(replay(payloads), []);
+    case 'anthropic':
+      return parseAnthropicStream(replay(payloads), []);
+    case 'gemini':
+      return parseGeminiStream(replay(payloads), [], new Map(), () => 'gemini_call_1');
+    case 'gemini-interactions':
+      return parseGeminiInteractionsStream(replay(payloads), { interactionId: undefined });
+  }
+}
+
+async function parserThroughput(provider: ProviderName, argumentsText: string): Promise<number> {
+  const payloads = bigCallPayloads(provider, argumentsText);
   let best = Infinity;
   for (let repeat = 0; repeat < PARSE_REPEATS; repeat += 1) {
     const started = performance.now();
-    const generator = parseChatCompletionsStream(
-      (async function* () {
-        yield* chunks;
-      })(),
-      [],
-    );
+    const generator = parserFor(provider, payloads);
     let result = await generator.next();
     while (result.done !== true) result = await generator.next();
     best = Math.min(best, performance.now() - started);
@@ -172,14 +168,15 @@ process.stdout.write(
     `stream: 1 MiB of arguments in ${ARGUMENT_DELTAS} deltas, best of ${PARSE_REPEATS}\n\n`,
 );
 process.stdout.write(
-  '| adapter | loop overhead per iteration (ms) | argument stream through SDK (MB/s) |\n|---|---|---|\n',
+  '| adapter | loop overhead per iteration (ms) | argument stream through SDK (MB/s) | parser alone (MB/s) |\n' +
+    '|---|---|---|---|\n',
 );
 for (const provider of PROVIDER_NAMES) {
   const overhead = await loopOverhead(provider);
   const throughput = await streamThroughput(provider, argumentsText);
-  process.stdout.write(`| ${provider} | ${overhead.toFixed(2)} | ${throughput.toFixed(1)} |\n`);
+  const parser = await parserThroughput(provider, argumentsText);
+  process.stdout.write(
+    `| ${provider} | ${overhead.toFixed(2)} | ${throughput.toFixed(1)} | ${parser.toFixed(1)} |\n`,
+  );
 }
-process.stdout.write(
-  `\naccumulator alone (Chat Completions chunks, no SDK/HTTP): ${(await accumulatorThroughput(argumentsText)).toFixed(1)} MB/s\n`,
-);
 await server.close();

@@ -189,3 +189,4 @@ export type {
 export { FileImageStore } from './providers/images/file-image-store.ts';
 export { createGenerateImageToolPlan } from './tools/generate-image.ts';
 export type { GenerateImagePlan, GenerateImageResult } from './tools/generate-image.ts';
+export { formatStreamEventAsSse } from './providers/stream-events-sse.ts';
