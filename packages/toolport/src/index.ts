@@ -47,6 +47,11 @@ export type {
   ToolSettingsInput,
   ToolSettingsMetadata,
   ToolportLogger,
+  GeneratedImage,
+  ImageGenerationRequest,
+  ImageGenerationService,
+  ImageStore,
+  StoredImage,
 } from './core/tool-types.ts';
 export { defineTool } from './core/tool-types.ts';
 
@@ -146,3 +151,61 @@ export type {
   ShellCommandResult,
   ShellTermination,
 } from './tools/shell/run-shell-command.ts';
+// Providers and the agent loop (PROV-1 … PROV-5)
+export {
+  deriveStrictParameters,
+  explainStrictIncompatibility,
+  isStrictCompatible,
+  toStrictSchema,
+} from './providers/strict-schema.ts';
+export type { StrictDerivation } from './providers/strict-schema.ts';
+export { toolDefsToResponsesAPI } from './providers/openai-responses/openai-responses-tool-mapper.ts';
+export { toolDefsToChatCompletions } from './providers/openai-chat/openai-chat-tool-mapper.ts';
+export type { ChatCompletionsMapperOptions } from './providers/openai-chat/openai-chat-tool-mapper.ts';
+export { toolDefsToAnthropic } from './providers/anthropic/anthropic-tool-mapper.ts';
+export {
+  toolDefsToGeminiFunctionDeclarations,
+  toolDefsToGeminiInteractions,
+} from './providers/gemini/gemini-tool-mapper.ts';
+export type { GeminiInteractionsFunctionTool } from './providers/gemini/gemini-tool-mapper.ts';
+export { toGeminiSchema } from './providers/gemini/to-gemini-schema.ts';
+export type { ToolMapperOptions } from './providers/tool-mapper-options.ts';
+export { API_KEY_ENVIRONMENT_VARIABLES, createProviderAdapter } from './providers/create-provider-adapter.ts';
+export { PROVIDER_NAMES, ProviderStreamError } from './providers/provider-adapter.ts';
+export type {
+  CompletedToolCall,
+  ProviderAdapter,
+  ProviderAdapterOptions,
+  ProviderName,
+  ProviderSession,
+  SessionOptions,
+  StepOutcome,
+  ToolResultForModel,
+} from './providers/provider-adapter.ts';
+export { DEFAULT_MAX_ITERATIONS, runAgentTurn, startConversation } from './providers/agent-loop.ts';
+export type { AgentTurnOptions, AgentTurnSummary, StartConversationOptions } from './providers/agent-loop.ts';
+export { buildSystemPrompt } from './providers/system-prompt.ts';
+export type {
+  ErrorEvent,
+  StepEvent,
+  StopReason,
+  StreamEvent,
+  TextDeltaEvent,
+  TokenUsage,
+  ToolCallArgumentsDeltaEvent,
+  ToolCallCompletedEvent,
+  ToolCallStartedEvent,
+  ToolResultEvent,
+  TurnCompletedEvent,
+} from './providers/stream-events.ts';
+export { inspectProviderTools } from './providers/inspect-provider-tools.ts';
+export type { InspectedProviderTool } from './providers/inspect-provider-tools.ts';
+export { createImageGenerationService } from './providers/images/image-generation-service.ts';
+export type {
+  ImageGenerationServiceOptions,
+  ImageProviderConfig,
+} from './providers/images/image-generation-service.ts';
+export { FileImageStore } from './providers/images/file-image-store.ts';
+export { createGenerateImageToolPlan } from './tools/generate-image.ts';
+export type { GenerateImagePlan, GenerateImageResult } from './tools/generate-image.ts';
+export { formatStreamEventAsSse } from './providers/stream-events-sse.ts';

@@ -4,6 +4,10 @@ export interface CliIo {
   stderr(text: string): void;
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /** Interactive commands (chat) read lines from here; defaults to process.stdin. */
+  stdin?: NodeJS.ReadableStream;
+  /** Whether stdout is a terminal: chat then streams everything there, else only the final answer. */
+  stdoutIsTerminal?: boolean;
 }
 
 export const processIo: CliIo = {
@@ -11,4 +15,5 @@ export const processIo: CliIo = {
   stderr: (text) => process.stderr.write(text),
   cwd: process.cwd(),
   env: process.env,
+  stdoutIsTerminal: process.stdout.isTTY === true,
 };

@@ -11,6 +11,7 @@ export const USAGE = `toolport — a tool runtime for LLM agents
 Usage:
   toolport tools list [--json]
   toolport tools run <name> --args '<json>' [--settings '<json>'] [--workdir DIR] [--mode chat|agent]
+  toolport chat --provider openai|openai-chat|anthropic|gemini --model M [--base-url URL] [-p "prompt"]
   toolport help
 
 Exit codes: 0 success, 1 the tool returned an error, 2 bad usage.
@@ -28,6 +29,8 @@ const COMMANDS: Record<string, CommandHandler> = {
       io,
       signal,
     ),
+  // Imported on use: the provider SDKs load only for the command that talks to a provider.
+  chat: async (argv, io, signal) => (await import('./chat-command.ts')).runChatCommand(argv, io, signal),
 };
 
 function findCommand(argv: string[]): { handler: CommandHandler; rest: string[] } | undefined {

@@ -103,10 +103,49 @@ export interface OutboundHttpClient {
   request(request: OutboundHttpRequest, signal?: AbortSignal): Promise<OutboundHttpResponse>;
 }
 
+export interface ImageGenerationRequest {
+  prompt: string;
+  /** e.g. `gpt-image-1`, `gemini-2.5-flash-image`; the service routes it to the provider that serves it. */
+  model: string;
+  /** `low` | `medium` | `high` | `auto`; providers without a quality knob ignore it. */
+  quality?: string;
+}
+
+export interface GeneratedImage {
+  data: Uint8Array;
+  mimeType: string;
+  model: string;
+  /** The prompt the provider actually used, when it rewrote it. */
+  revisedPrompt?: string;
+}
+
+/** IMG-1: one image per call on the configured providers' image APIs. Implemented in `providers/images/`. */
+export interface ImageGenerationService {
+  generateImage(request: ImageGenerationRequest, signal: AbortSignal): Promise<GeneratedImage>;
+}
+
+export interface StoredImage {
+  id: string;
+  /** Where the UI and API serve it, e.g. `/api/images/<id>`. */
+  url: string;
+  mimeType: string;
+  bytes: number;
+}
+
+/** Keeps generated images so the UI and API can show them (IMG-1); the HTTP layer serves them by id. */
+export interface ImageStore {
+  saveImage(
+    image: GeneratedImage,
+    owner: { userId: string; chatId: string | undefined; callId: string },
+  ): Promise<StoredImage>;
+}
+
 export interface ToolServices {
   freshnessLedger?: FreshnessLedger;
   secrets?: SecretReader;
   http?: OutboundHttpClient;
+  images?: ImageGenerationService;
+  imageStore?: ImageStore;
 }
 
 /** pino-compatible subset, so Fastify's logger can be passed straight in. */

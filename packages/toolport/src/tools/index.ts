@@ -1,6 +1,7 @@
 import { defaultToolRegistry, type ToolRegistry } from '../core/tool-registry.ts';
 import type { RegisteredTool } from '../core/tool-types.ts';
 import { createBashTool } from './bash.ts';
+import { generateImageTool } from './generate-image.ts';
 import { getCurrentDatetimeTool } from './get-current-datetime.ts';
 import { createPowershellTool } from './powershell.ts';
 import { createZshTool } from './zsh.ts';
@@ -11,6 +12,7 @@ import { createZshTool } from './zsh.ts';
  */
 export function listBuiltinTools(): RegisteredTool[] {
   return [
+    generateImageTool,
     getCurrentDatetimeTool,
     // FS-6: each shell only when its interpreter is on PATH.
     ...[createBashTool(), createZshTool(), createPowershellTool()].filter((tool) => tool !== undefined),

@@ -1,0 +1,228 @@
+import type { ToolExecutionOutcome } from '../core/execute-tool.ts';
+import { stringifyToolResult } from '../core/serialize-result.ts';
+import type { ToolRuntime } from '../core/tool-runtime.ts';
+import type { ToolportLogger } from '../core/tool-types.ts';
+import { isAbortError, toProviderStreamError } from './provider-errors.ts';
+import type {
+  CompletedToolCall,
+  ProviderAdapter,
+  ProviderSession,
+  StepOutcome,
+  ToolResultForModel,
+} from './provider-adapter.ts';
+import { addUsage, emptyUsage, type StopReason, type StreamEvent, type TokenUsage } from './stream-events.ts';
+import { buildSystemPrompt } from './system-prompt.ts';
+
+export const DEFAULT_MAX_ITERATIONS = 10;
+
+export interface StartConversationOptions {
+  adapter: ProviderAdapter;
+  /** The enabled tools and how to run them: `createToolRuntime` or the services' `getEnabledToolRuntime`. */
+  runtime: ToolRuntime;
+  /** The operator's or agent's prompt; the working directory is appended in agent mode (PATH-1). */
+  systemPrompt?: string;
+  onNonStrict?: (toolName: string, reason: string) => void;
+}
+
+/** Opens a provider session offering exactly the runtime's enabled tools. Keep it for follow-up turns. */
+export function startConversation(options: StartConversationOptions): ProviderSession {
+  return options.adapter.createSession({
+    systemPrompt: buildSystemPrompt(options.runtime, options.systemPrompt),
+    tools: options.runtime.tools.map((tool) => tool.definition),
+    onNonStrict: options.onNonStrict,
+  });
+}
+
+export interface AgentTurnOptions {
+  session: ProviderSession;
+  runtime: ToolRuntime;
+  userMessage: string;
+  /** Model calls per turn (default 10). Reaching it ends the turn with `turn_completed {stopReason: 'max_iterations'}`. */
+  maxIterations?: number;
+  /** User cancellation: aborts the provider stream and every running tool. */
+  signal?: AbortSignal;
+  logger?: ToolportLogger;
+}
+
+export interface AgentTurnSummary {
+  /** The model's text over the whole turn. */
+  text: string;
+  stopReason: StopReason;
+  usage: TokenUsage;
+  iterations: number;
+}
+
+function failureOutcome(call: CompletedToolCall, error: unknown): ToolExecutionOutcome {
+  const message = error instanceof Error ? error.message : String(error);
+  return {
+    ok: false,
+    callId: call.id,
+    toolName: call.name,
+    error: { code: 'execution_failed', message },
+    output: JSON.stringify({ error: { code: 'execution_failed', message } }),
+    durationMs: 0,
+  };
+}
+
+/** Answers calls that will not run, so the provider history stays valid for a follow-up turn. */
+function answerWithoutRunning(
+  session: ProviderSession,
+  calls: readonly CompletedToolCall[],
+  message: string,
+): void {
+  if (calls.length === 0) return;
+  session.addToolResults(
+    calls.map((call) => ({
+      callId: call.id,
+      toolName: call.name,
+      output: JSON.stringify({ error: { code: 'aborted', message } }),
+      isError: true,
+    })),
+  );
+}
+
+function resultForModel(call: CompletedToolCall, outcome: ToolExecutionOutcome): ToolResultForModel {
+  return { callId: call.id, toolName: call.name, output: outcome.output, isError: !outcome.ok };
+}
+
+/**
+ * SPEC PROV-4: one user turn. Streams a model step, executes every completed call through the runtime
+ * (concurrently; results fed back in call order, in the provider's own format), and repeats until the model answers
+ * with text or `maxIterations` model calls were made. Never throws: provider failures become an `error` event,
+ * cancellation a `turn_completed` with `stopReason: 'cancelled'`, and the turn always ends with `turn_completed`.
+ * Model arguments go to the runtime as raw text, so malformed JSON comes back as a tool error the model can correct.
+ */
+export async function* runAgentTurn(
+  options: AgentTurnOptions,
+): AsyncGenerator<StreamEvent, AgentTurnSummary> {
+  const { session, runtime, signal } = options;
+  const maxIterations = Math.max(1, options.maxIterations ?? DEFAULT_MAX_ITERATIONS);
+  let usage = emptyUsage();
+  let iterations = 0;
+  let text = '';
+
+  const finish = (stopReason: StopReason, message?: string): [StreamEvent, AgentTurnSummary] => [
+    { type: 'turn_completed', usage, stopReason, iterations, ...(message === undefined ? {} : { message }) },
+    { text, stopReason, usage, iterations },
+  ];
+
+  session.addUserMessage(options.userMessage);
+  try {
+    for (;;) {
+      if (signal?.aborted) {
+        const [event, summary] = finish('cancelled', 'The turn was cancelled.');
+        yield event;
+        return summary;
+      }
+      iterations += 1;
+      const outcome: StepOutcome = yield* session.streamStep(signal);
+      usage = addUsage(usage, outcome.usage);
+      text += outcome.text;
+      const calls = outcome.toolCalls;
+      // Some SDKs end an aborted stream quietly instead of throwing: the signal is the truth.
+      if (signal?.aborted) {
+        answerWithoutRunning(session, calls, 'Not run: the turn was cancelled.');
+        const [event, summary] = finish('cancelled', 'The turn was cancelled.');
+        yield event;
+        return summary;
+      }
+      if (calls.length === 0) {
+        const [event, summary] = finish(outcome.stopReason);
+        yield event;
+        return summary;
+      }
+      if (iterations >= maxIterations) {
+        // Answer the calls so the conversation stays valid for a follow-up turn, without running them.
+        answerWithoutRunning(
+          session,
+          calls,
+          `Not run: the turn reached its limit of ${maxIterations} model calls.`,
+        );
+        const [event, summary] = finish(
+          'max_iterations',
+          `The turn stopped after ${maxIterations} model calls; the model still wanted to call ${calls
+            .map((call) => call.name)
+            .join(', ')}.`,
+        );
+        yield event;
+        return summary;
+      }
+
+      const outcomes: ToolExecutionOutcome[] = new Array<ToolExecutionOutcome>(calls.length);
+      // Results (and partial results, e.g. one per generated image) stream out as they happen; they go back to the
+      // model in call order once every call has finished.
+      const pending: StreamEvent[] = [];
+      let wake: (() => void) | undefined;
+      const notify = (): void => {
+        wake?.();
+        wake = undefined;
+      };
+      let running = calls.length;
+      for (const [index, call] of calls.entries()) {
+        void runtime
+          .execute(
+            { callId: call.id, toolName: call.name, arguments: call.arguments },
+            {
+              signal,
+              onPartialResult: (partial) => {
+                pending.push({
+                  type: 'tool_result',
+                  id: call.id,
+                  name: call.name,
+                  result: partial,
+                  output: stringifyToolResult(partial),
+                  partial: true,
+                });
+                notify();
+              },
+            },
+          )
+          .catch((error: unknown) => failureOutcome(call, error))
+          .then((finished) => {
+            outcomes[index] = finished;
+            pending.push(
+              finished.ok
+                ? {
+                    type: 'tool_result',
+                    id: call.id,
+                    name: call.name,
+                    result: finished.result,
+                    output: finished.output,
+                  }
+                : {
+                    type: 'tool_result',
+                    id: call.id,
+                    name: call.name,
+                    error: finished.error,
+                    output: finished.output,
+                  },
+            );
+            running -= 1;
+            notify();
+          });
+      }
+      while (running > 0 || pending.length > 0) {
+        if (pending.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+        while (pending.length > 0) yield pending.shift()!;
+      }
+      session.addToolResults(calls.map((call, index) => resultForModel(call, outcomes[index]!)));
+    }
+  } catch (error) {
+    if (isAbortError(error, signal)) {
+      const [event, summary] = finish('cancelled', 'The turn was cancelled.');
+      yield event;
+      return summary;
+    }
+    const failure = toProviderStreamError(error);
+    options.logger?.warn({ status: failure.status, error: failure.message }, 'provider call failed');
+    yield {
+      type: 'error',
+      code: 'provider_error',
+      message: failure.message,
+      ...(failure.status === undefined ? {} : { status: failure.status }),
+    };
+    const [event, summary] = finish('error', failure.message);
+    yield event;
+    return summary;
+  }
+}
