@@ -15,10 +15,10 @@ function flatten(names: Map<McpServerListing, Map<string, string>>, of: McpServe
 describe('MCP-1 provider-safe MCP tool names', () => {
   it('prefixes the server name and replaces characters providers refuse', () => {
     const server = listing('1', 'My Files!', ['read.file', 'list dir']);
-    expect(flatten(assignMcpToolNames([server]), server)).toEqual([
-      'My_Files_read_file',
-      'My_Files_list_dir',
-    ]);
+    expect(Object.fromEntries(assignMcpToolNames([server]).get(server)!)).toEqual({
+      'read.file': 'My_Files_read_file',
+      'list dir': 'My_Files_list_dir',
+    });
   });
 
   it('shortens long names to 64 characters with a stable hash suffix', () => {
