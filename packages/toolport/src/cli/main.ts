@@ -11,6 +11,7 @@ export const USAGE = `toolport — a tool runtime for LLM agents
 Usage:
   toolport tools list [--json]
   toolport tools run <name> --args '<json>' [--settings '<json>'] [--workdir DIR] [--mode chat|agent]
+  toolport mcp [--workdir DIR]          serve the enabled tools as an MCP server on stdio
   toolport help
 
 Exit codes: 0 success, 1 the tool returned an error, 2 bad usage.
@@ -28,6 +29,8 @@ const COMMANDS: Record<string, CommandHandler> = {
       io,
       signal,
     ),
+  // Imported on use: an MCP client waits for this command's start-up before its first tools/list.
+  mcp: async (argv, io, signal) => (await import('./mcp-command.ts')).runMcpCommand(argv, io, signal),
 };
 
 function findCommand(argv: string[]): { handler: CommandHandler; rest: string[] } | undefined {
