@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -275,6 +275,45 @@ describe('MCP-2 toolport mcp (the real bin over stdio)', () => {
       await client.close();
       rmSync(workdir, { recursive: true, force: true });
     }
+  });
+
+  it('answers tools/list without loading the MCP SDK (the cold-start budget)', async () => {
+    // Records every bare specifier the process resolves; the stdio path must not pull in the SDK.
+    const hook =
+      "data:text/javascript,import{registerHooks}from'node:module';registerHooks({resolve(s,c,n){" +
+      "if(s.startsWith('@modelcontextprotocol'))process.stderr.write('LOADED '+s+'\\n');return n(s,c)}})";
+    const child = spawn(process.execPath, ['--import', hook, BIN, 'mcp'], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    child.stdin.end(
+      [
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {} },
+        },
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+        { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+      ]
+        .map((message) => JSON.stringify(message))
+        .join('\n') + '\n',
+    );
+    expect(await exited).toBe(0);
+    const responses = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { id: number; result: unknown });
+    expect(responses.find((response) => response.id === 2)!.result).toMatchObject({
+      tools: expect.arrayContaining([expect.objectContaining({ name: 'get_current_datetime' })]),
+    });
+    expect(stderr).toContain('serving');
+    expect(stderr).not.toContain('LOADED');
   });
 
   it('is driven by the MCP Inspector CLI: list and call a tool', async () => {
