@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
-import { createMcpServer } from './mcp-server.ts';
+import { createMcpServer, type McpCallCancellation } from './mcp-server.ts';
 
 /** Who is calling, as the auth hook decided. The lead's hook maps a bearer token to a user. */
 export interface McpHttpPrincipal {
@@ -23,6 +23,8 @@ export interface McpHttpHandlerOptions {
   /** Origins (`scheme://host[:port]`) a browser may call from. Default: any origin on an allowed host. */
   allowedOrigins?: readonly string[];
   serverInfo?: { name: string; version: string };
+  /** Called with an unexpected failure (answered 500); log it. */
+  onError?: (error: unknown) => void;
 }
 
 export type McpHttpHandler = (
@@ -64,6 +66,28 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
       ? undefined
       : new Set(options.allowedOrigins.map((o) => o.toLowerCase()));
 
+  // In-flight calls by (user, JSON-RPC id): a stateless server sees a cancellation on a later request. Ids are chosen
+  // by clients, so two clients of one user may share one; an ambiguous cancellation is ignored (MCP lets a receiver
+  // ignore a cancellation), and a client that drops its request aborts its call anyway.
+  const inFlight = new Map<string, Set<AbortController>>();
+  const cancellationFor = (userId: string): McpCallCancellation => ({
+    track(requestId, controller) {
+      const key = `${userId}\u0000${JSON.stringify(requestId)}`;
+      let calls = inFlight.get(key);
+      if (calls === undefined) inFlight.set(key, (calls = new Set()));
+      calls.add(controller);
+      return () => {
+        calls.delete(controller);
+        if (calls.size === 0) inFlight.delete(key);
+      };
+    },
+    cancel(requestId, reason) {
+      const calls = inFlight.get(`${userId}\u0000${JSON.stringify(requestId)}`);
+      if (calls?.size === 1)
+        for (const controller of calls) controller.abort(new Error(reason ?? 'cancelled'));
+    },
+  });
+
   return async (request, response, parsedBody) => {
     // DNS rebinding: a page on evil.example resolving to 127.0.0.1 still sends Host/Origin naming evil.example.
     const hostname = hostnameOf(request.headers.host ?? '');
@@ -100,17 +124,26 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
       return sendJsonRpcError(response, 405, 'This MCP endpoint is stateless: use POST.', { allow: 'POST' });
     }
 
-    const runtime = await options.getRuntime(principal, request);
-    const server = createMcpServer({
-      runtime,
-      ...(options.serverInfo ? { serverInfo: options.serverInfo } : {}),
-    });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    response.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(request, response, parsedBody);
+    try {
+      const runtime = await options.getRuntime(principal, request);
+      const server = createMcpServer({
+        runtime,
+        cancellation: cancellationFor(principal.userId),
+        ...(options.serverInfo ? { serverInfo: options.serverInfo } : {}),
+      });
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+      response.on('close', () => {
+        void transport.close();
+        void server.close();
+      });
+      await server.connect(transport);
+      await transport.handleRequest(request, response, parsedBody);
+    } catch (error) {
+      // A mounted handler must not reject into a bare node:http server (an unhandled rejection ends the process).
+      options.onError?.(error);
+      if (!response.headersSent)
+        sendJsonRpcError(response, 500, 'Internal error while handling the MCP request.');
+      else response.end();
+    }
   };
 }

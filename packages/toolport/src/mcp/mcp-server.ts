@@ -1,10 +1,12 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
+  CancelledNotificationSchema,
   ErrorCode as McpErrorCode,
   ListToolsRequestSchema,
   McpError,
   type CallToolResult,
+  type RequestId,
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
@@ -15,6 +17,17 @@ export interface CreateMcpServerOptions {
   runtime: ToolRuntime;
   serverInfo?: { name: string; version: string };
   instructions?: string;
+  /**
+   * Cancellation across requests, for stateless transports where `notifications/cancelled` arrives on another HTTP
+   * request (another server instance) than the call it cancels. Without it the SDK's per-connection handling applies.
+   */
+  cancellation?: McpCallCancellation;
+}
+
+export interface McpCallCancellation {
+  /** Registers an in-flight call; returns the function that unregisters it. */
+  track(requestId: RequestId, controller: AbortController): () => void;
+  cancel(requestId: RequestId, reason: string | undefined): void;
 }
 
 export const DEFAULT_MCP_SERVER_INFO = { name: 'toolport', version: '0.1.0' } as const;
@@ -42,26 +55,47 @@ export function createMcpServer(options: CreateMcpServerOptions): Server {
     const { name } = request.params;
     if (!byName.has(name)) throw new McpError(McpErrorCode.InvalidParams, unknownToolMessage(name));
     const progressToken = request.params._meta?.progressToken;
-    const outcome = await runtime.execute(
-      { toolName: name, arguments: request.params.arguments ?? {}, callId: `mcp-${String(extra.requestId)}` },
-      {
-        signal: extra.signal,
-        onProgress:
-          progressToken === undefined
-            ? undefined
-            : (progress) => {
-                void extra
-                  .sendNotification({
-                    method: 'notifications/progress',
-                    params: { progressToken, ...progress },
-                  })
-                  .catch(() => {});
-              },
-      },
-    );
+    let signal = extra.signal;
+    let untrack: (() => void) | undefined;
+    if (options.cancellation !== undefined) {
+      const controller = new AbortController();
+      extra.signal.addEventListener('abort', () => controller.abort(extra.signal.reason), { once: true });
+      untrack = options.cancellation.track(extra.requestId, controller);
+      signal = controller.signal;
+    }
+    const outcome = await runtime
+      .execute(
+        {
+          toolName: name,
+          arguments: request.params.arguments ?? {},
+          callId: `mcp-${String(extra.requestId)}`,
+        },
+        {
+          signal,
+          onProgress:
+            progressToken === undefined
+              ? undefined
+              : (progress) => {
+                  void extra
+                    .sendNotification({
+                      method: 'notifications/progress',
+                      params: { progressToken, ...progress },
+                    })
+                    .catch(() => {});
+                },
+        },
+      )
+      .finally(() => untrack?.());
     const result = toCallToolResult(outcome);
     if (result === undefined) throw new McpError(McpErrorCode.InvalidParams, unknownToolMessage(name));
     return result;
   });
+  if (options.cancellation !== undefined) {
+    const { cancellation } = options;
+    server.setNotificationHandler(CancelledNotificationSchema, (notification) => {
+      const { requestId, reason } = notification.params;
+      if (requestId !== undefined) cancellation.cancel(requestId, reason);
+    });
+  }
   return server;
 }

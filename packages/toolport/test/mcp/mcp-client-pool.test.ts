@@ -81,7 +81,8 @@ describe('MCP-1 lazy shared client pool', () => {
     });
     expect(markerLines(config)).toEqual([]);
 
-    const first = await pool.getEntries('u1', [config]);
+    // Two uses racing on a cold server (a turn and the inspector) still spawn it once.
+    const [first] = await Promise.all([pool.getEntries('u1', [config]), pool.getEntries('u1', [config])]);
     expect(first.entries.map((entry) => entry.tool.definition.name)).toContain('fixture_echo');
     // The inspector and the turn call the same function; the second use must not reconnect or re-list.
     const second = await pool.getEntries('u1', [config]);

@@ -45,6 +45,8 @@ const objectSchema = (properties: Record<string, unknown> = {}, required: string
   additionalProperties: false,
 });
 
+const cancelledCalls: string[] = [];
+
 function testRuntime(userId = 'u1'): ToolRuntime {
   const registry = new ToolRegistry();
   registry.register(
@@ -79,6 +81,17 @@ function testRuntime(userId = 'u1'): ToolRuntime {
           await new Promise((resolve) => setTimeout(resolve, 5));
         }
         return 'counted';
+      },
+    }),
+  );
+  registry.register(
+    defineTool({
+      definition: { name: 'wait', description: 'Waits until cancelled.', parameters: objectSchema() },
+      settings: settings('Wait'),
+      execute: async (_args, context) => {
+        await new Promise<void>((resolve) => context.signal.addEventListener('abort', () => resolve()));
+        cancelledCalls.push(context.callId);
+        return 'cancelled';
       },
     }),
   );
@@ -163,7 +176,7 @@ for (const [label, makeTransport] of Object.entries(transports)) {
 
     it('lists the enabled tools with their JSON Schemas and annotations', async () => {
       const { tools } = await client.listTools();
-      expect(tools.map((tool) => tool.name)).toEqual(['count', 'shout', 'wipe']);
+      expect(tools.map((tool) => tool.name)).toEqual(['count', 'shout', 'wait', 'wipe']);
       const shout = tools.find((tool) => tool.name === 'shout')!;
       expect(shout.inputSchema).toEqual(objectSchema({ text: { type: 'string', minLength: 1 } }, ['text']));
       expect(shout.annotations).toEqual({ title: 'Shout', readOnlyHint: true, destructiveHint: false });
@@ -207,6 +220,19 @@ for (const [label, makeTransport] of Object.entries(transports)) {
       expect(result.content).toEqual([{ type: 'text', text: 'counted' }]);
       expect(updates.map((update) => update.progress)).toEqual([1, 2, 3]);
       expect(updates[2]).toMatchObject({ total: 3, message: 'step 3' });
+    });
+
+    it("aborts the tool's signal when the client cancels the call", async () => {
+      const before = cancelledCalls.length;
+      const controller = new AbortController();
+      const call = client.callTool({ name: 'wait', arguments: {} }, undefined, { signal: controller.signal });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      controller.abort('user cancelled');
+      await expect(call).rejects.toThrow();
+      for (let attempt = 0; attempt < 100 && cancelledCalls.length === before; attempt += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(cancelledCalls.length).toBe(before + 1);
     });
   });
 }
