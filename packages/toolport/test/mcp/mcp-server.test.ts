@@ -18,6 +18,7 @@ import { toolFailure } from '../../src/core/execute-tool.ts';
 import { ToolRegistry } from '../../src/core/tool-registry.ts';
 import { createToolRuntime, type ToolRuntime } from '../../src/core/tool-runtime.ts';
 import { defineTool, type RegisteredTool } from '../../src/core/tool-types.ts';
+import { runCli } from '../../src/cli/main.ts';
 import { createMcpHttpHandler } from '../../src/mcp/mcp-http-handler.ts';
 import { serveMcpOverStdio } from '../../src/mcp/mcp-stdio-server.ts';
 
@@ -274,6 +275,23 @@ describe('MCP-2 Streamable HTTP handler guards', () => {
       403,
     );
   });
+});
+
+describe('CLI-1 toolport mcp usage', () => {
+  it.each([[['mcp', '--workdir', '/nonexistent/toolport-dir']], [['mcp', '--bogus']]])(
+    'exits 2 on bad usage: %j',
+    async (argv) => {
+      let stderr = '';
+      const io = {
+        stdout: () => {},
+        stderr: (text: string) => (stderr += text),
+        cwd: process.cwd(),
+        env: {},
+      };
+      expect(await runCli(argv, io)).toBe(2);
+      expect(stderr).toMatch(/toolport:/);
+    },
+  );
 });
 
 describe('MCP-2 toolport mcp (the real bin over stdio)', () => {
