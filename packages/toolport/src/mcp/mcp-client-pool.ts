@@ -176,9 +176,12 @@ export class McpClientPool {
     const connection = this.#connectionFor(userId, config);
     if (connection.tools !== undefined && connection.state === 'connected') return connection.tools;
     const client = await this.#ensureConnected(connection);
-    connection.listing ??= this.#list(connection, client).finally(() => {
-      connection.listing = undefined;
-    });
+    if (connection.listing === undefined) {
+      const listing: Promise<McpTool[]> = this.#list(connection, client).finally(() => {
+        if (connection.listing === listing) connection.listing = undefined;
+      });
+      connection.listing = listing;
+    }
     return connection.listing;
   }
 
@@ -326,9 +329,13 @@ export class McpClientPool {
     if (connection.client !== undefined && connection.state === 'connected') {
       return Promise.resolve(connection.client);
     }
-    connection.connecting ??= this.#connect(connection).finally(() => {
-      connection.connecting = undefined;
-    });
+    if (connection.connecting === undefined) {
+      const connecting: Promise<Client> = this.#connect(connection).finally(() => {
+        // Only clear our own attempt: a close() in between may have started a newer one.
+        if (connection.connecting === connecting) connection.connecting = undefined;
+      });
+      connection.connecting = connecting;
+    }
     return connection.connecting;
   }
 
@@ -507,6 +514,7 @@ export class McpClientPool {
     const client = connection.client;
     const transport = connection.transport;
     const connecting = connection.connecting;
+    connection.connecting = undefined;
     connection.client = undefined;
     connection.transport = undefined;
     connection.tools = undefined;

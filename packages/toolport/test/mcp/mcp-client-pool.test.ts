@@ -121,6 +121,25 @@ describe('MCP-1 lazy shared client pool', () => {
     expect(pool.status('u1')).toHaveLength(1);
   });
 
+  it('reconnects when the connection settings change, and closes a server that gets disabled', async () => {
+    const config = fixtureConfig();
+    await pool.getEntries('u1', [config]);
+    const firstPid = pool.status('u1')[0]!.pid!;
+    // A rename or a new call timeout keeps the connection; a new environment needs a new process.
+    await pool.getEntries('u1', [{ ...config, name: 'renamed', callTimeoutSeconds: 5 }]);
+    expect(pool.status('u1')[0]!.pid).toBe(firstPid);
+    const changed = { ...config, env: { ...config.env, EXTRA: '1' } };
+    await pool.getEntries('u1', [changed]);
+    expect(pool.status('u1')[0]).toMatchObject({ connected: true, connectCount: 2 });
+    expect(pool.status('u1')[0]!.pid).not.toBe(firstPid);
+    await waitFor(() => !isAlive(firstPid), 'the old child to end');
+
+    const secondPid = pool.status('u1')[0]!.pid!;
+    const disabled = await pool.getEntries('u1', [{ ...changed, enabled: false }]);
+    expect(disabled.statuses[0]).toMatchObject({ state: 'disabled', connected: false });
+    await waitFor(() => !isAlive(secondPid), 'the disabled server to end');
+  });
+
   it('refreshes the cached listing on tools/list_changed', async () => {
     const config = fixtureConfig();
     await pool.getEntries('u1', [config]);
