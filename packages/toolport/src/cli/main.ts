@@ -12,6 +12,7 @@ Usage:
   toolport tools list [--json]
   toolport tools run <name> --args '<json>' [--settings '<json>'] [--workdir DIR] [--mode chat|agent]
   toolport chat --provider openai|openai-chat|anthropic|gemini --model M [--base-url URL] [-p "prompt"]
+  toolport mcp [--workdir DIR]          serve the enabled tools as an MCP server on stdio
   toolport help
 
 Exit codes: 0 success, 1 the tool returned an error, 2 bad usage.
@@ -31,6 +32,8 @@ const COMMANDS: Record<string, CommandHandler> = {
     ),
   // Imported on use: the provider SDKs load only for the command that talks to a provider.
   chat: async (argv, io, signal) => (await import('./chat-command.ts')).runChatCommand(argv, io, signal),
+  // Imported on use: an MCP client waits for this command's start-up before its first tools/list.
+  mcp: async (argv, io, signal) => (await import('./mcp-command.ts')).runMcpCommand(argv, io, signal),
 };
 
 function findCommand(argv: string[]): { handler: CommandHandler; rest: string[] } | undefined {

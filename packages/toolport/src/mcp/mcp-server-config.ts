@@ -1,0 +1,210 @@
+import { ToolportError } from '../core/errors.ts';
+
+/**
+ * A user's MCP server (SPEC MCP-1, Settings → MCP). Plain data, stored as JSON by the persistence layer. Header and
+ * environment values may hold `{{SECRET_NAME}}` references, resolved through the user's `SecretReader` at connect
+ * time; a GET never returns them (`redactMcpServerConfig`).
+ */
+export type McpServerConfig = McpStdioServerConfig | McpRemoteServerConfig;
+
+interface McpServerConfigBase {
+  /** Stable id (database row id). Connections and statuses are keyed by it. */
+  id: string;
+  /** Shown in the UI and used as the tool-name prefix `<name>_<tool>` (sanitized). */
+  name: string;
+  /** A disabled server is never spawned or contacted. */
+  enabled: boolean;
+  /** A call without a response or progress for this long fails with `timeout`. Progress restarts the clock. */
+  callTimeoutSeconds?: number;
+}
+
+export interface McpStdioServerConfig extends McpServerConfigBase {
+  transport: 'stdio';
+  command: string;
+  args?: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+}
+
+/** `auto` tries Streamable HTTP and falls back to the legacy HTTP+SSE transport when the server refuses it. */
+export type McpRemoteProtocol = 'auto' | 'streamable-http' | 'sse';
+
+export interface McpRemoteServerConfig extends McpServerConfigBase {
+  transport: 'http';
+  url: string;
+  protocol?: McpRemoteProtocol;
+  headers?: Record<string, string>;
+}
+
+export const DEFAULT_MCP_CALL_TIMEOUT_SECONDS = 60;
+export const MIN_MCP_CALL_TIMEOUT_SECONDS = 1;
+export const MAX_MCP_CALL_TIMEOUT_SECONDS = 600;
+/** What a GET shows in place of a header or environment value. A write of this value keeps the stored one. */
+export const REDACTED_VALUE = '***';
+
+const REMOTE_PROTOCOLS: readonly McpRemoteProtocol[] = ['auto', 'streamable-http', 'sse'];
+const HEADER_NAME_PATTERN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+function invalid(field: string, message: string): ToolportError {
+  return new ToolportError('validation_failed', `Invalid MCP server config: \`${field}\` ${message}`, {
+    details: { field },
+  });
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function readString(input: Record<string, unknown>, field: string, required: true): string;
+function readString(input: Record<string, unknown>, field: string, required: false): string | undefined;
+function readString(input: Record<string, unknown>, field: string, required: boolean): string | undefined {
+  const value = input[field];
+  if (value === undefined || value === null) {
+    if (required) throw invalid(field, 'is required.');
+    return undefined;
+  }
+  if (typeof value !== 'string') throw invalid(field, `must be a string, received ${typeof value}.`);
+  if (required && value.trim() === '') throw invalid(field, 'must not be empty.');
+  return value;
+}
+
+function readStringMap(
+  input: Record<string, unknown>,
+  field: string,
+  namePattern: RegExp,
+  what: string,
+): Record<string, string> | undefined {
+  const value = input[field];
+  if (value === undefined || value === null) return undefined;
+  if (!isRecord(value)) throw invalid(field, 'must be an object of string values.');
+  const result: Record<string, string> = {};
+  for (const [name, entry] of Object.entries(value)) {
+    if (!namePattern.test(name)) throw invalid(`${field}.${name}`, `is not a valid ${what} name.`);
+    if (typeof entry !== 'string') throw invalid(`${field}.${name}`, 'must be a string.');
+    result[name] = entry;
+  }
+  return result;
+}
+
+/**
+ * Validates an untrusted config (an API body, a stored row) and returns a clean copy with only known fields.
+ * Throws a `validation_failed` ToolportError naming the field.
+ */
+export function parseMcpServerConfig(input: unknown): McpServerConfig {
+  if (!isRecord(input)) throw invalid('(root)', 'must be an object.');
+  const id = readString(input, 'id', true);
+  const name = readString(input, 'name', true);
+  if (name.length > 64) throw invalid('name', 'must be at most 64 characters.');
+  const enabled = input.enabled ?? true;
+  if (typeof enabled !== 'boolean') throw invalid('enabled', 'must be true or false.');
+  const timeout = input.callTimeoutSeconds;
+  let callTimeoutSeconds: number | undefined;
+  if (timeout !== undefined && timeout !== null) {
+    if (
+      typeof timeout !== 'number' ||
+      !Number.isInteger(timeout) ||
+      timeout < MIN_MCP_CALL_TIMEOUT_SECONDS ||
+      timeout > MAX_MCP_CALL_TIMEOUT_SECONDS
+    ) {
+      throw invalid(
+        'callTimeoutSeconds',
+        `must be an integer from ${MIN_MCP_CALL_TIMEOUT_SECONDS} to ${MAX_MCP_CALL_TIMEOUT_SECONDS}.`,
+      );
+    }
+    callTimeoutSeconds = timeout;
+  }
+  const base = { id, name, enabled, ...(callTimeoutSeconds === undefined ? {} : { callTimeoutSeconds }) };
+
+  const transport = input.transport;
+  if (transport === 'stdio') {
+    const command = readString(input, 'command', true);
+    const rawArgs = input.args;
+    let args: string[] | undefined;
+    if (rawArgs !== undefined && rawArgs !== null) {
+      if (!Array.isArray(rawArgs) || rawArgs.some((argument) => typeof argument !== 'string')) {
+        throw invalid('args', 'must be an array of strings.');
+      }
+      args = rawArgs as string[];
+    }
+    const env = readStringMap(input, 'env', ENV_NAME_PATTERN, 'environment variable');
+    const cwd = readString(input, 'cwd', false);
+    return {
+      ...base,
+      transport,
+      command,
+      ...(args === undefined ? {} : { args }),
+      ...(env === undefined ? {} : { env }),
+      ...(cwd === undefined || cwd === '' ? {} : { cwd }),
+    };
+  }
+  if (transport === 'http') {
+    const url = readString(input, 'url', true);
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw invalid('url', `is not a URL: ${JSON.stringify(url)}.`);
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+      throw invalid('url', 'must be an http:// or https:// URL.');
+    }
+    const protocol = input.protocol ?? 'auto';
+    if (!REMOTE_PROTOCOLS.includes(protocol as McpRemoteProtocol)) {
+      throw invalid('protocol', `must be one of ${REMOTE_PROTOCOLS.join(', ')}.`);
+    }
+    const headers = readStringMap(input, 'headers', HEADER_NAME_PATTERN, 'HTTP header');
+    return {
+      ...base,
+      transport,
+      url,
+      protocol: protocol as McpRemoteProtocol,
+      ...(headers === undefined ? {} : { headers }),
+    };
+  }
+  throw invalid('transport', 'must be "stdio" or "http".');
+}
+
+function maskValues(values: Record<string, string> | undefined): Record<string, string> | undefined {
+  if (values === undefined) return undefined;
+  return Object.fromEntries(Object.keys(values).map((name) => [name, REDACTED_VALUE]));
+}
+
+/** What a GET returns: header and environment values replaced by `***` (names stay, so the UI can list them). */
+export function redactMcpServerConfig(config: McpServerConfig): McpServerConfig {
+  if (config.transport === 'stdio') {
+    const env = maskValues(config.env);
+    return { ...config, ...(env === undefined ? {} : { env }) };
+  }
+  const headers = maskValues(config.headers);
+  return { ...config, ...(headers === undefined ? {} : { headers }) };
+}
+
+function keepStoredValues(
+  next: Record<string, string> | undefined,
+  stored: Record<string, string> | undefined,
+): Record<string, string> | undefined {
+  if (next === undefined) return undefined;
+  const merged: Record<string, string> = {};
+  for (const [name, value] of Object.entries(next)) {
+    merged[name] = value === REDACTED_VALUE && stored?.[name] !== undefined ? stored[name] : value;
+  }
+  return merged;
+}
+
+/**
+ * For an update whose body came from a redacted GET: a header or env value still equal to `***` keeps the stored
+ * value, so the UI can edit other fields without ever having seen the secret.
+ */
+export function applyRedactedValues(next: McpServerConfig, stored: McpServerConfig): McpServerConfig {
+  if (next.transport === 'stdio') {
+    const env = keepStoredValues(next.env, stored.transport === 'stdio' ? stored.env : undefined);
+    return { ...next, ...(env === undefined ? {} : { env }) };
+  }
+  const headers = keepStoredValues(next.headers, stored.transport === 'http' ? stored.headers : undefined);
+  return { ...next, ...(headers === undefined ? {} : { headers }) };
+}
+
+export function getMcpCallTimeoutMs(config: McpServerConfig): number {
+  return (config.callTimeoutSeconds ?? DEFAULT_MCP_CALL_TIMEOUT_SECONDS) * 1000;
+}

@@ -1,0 +1,43 @@
+import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolExecutionOutcome } from '../core/execute-tool.ts';
+import type { RuntimeTool } from '../core/tool-runtime.ts';
+
+/*
+ * How toolport's tools look over MCP (MCP-2), shared by the SDK server (Streamable HTTP) and the lean stdio server.
+ * Type-only SDK imports: this module must not load the SDK at run time (`toolport mcp` cold start).
+ */
+
+/** A runtime tool as MCP lists it: its JSON Schema as `inputSchema`, its title and hints as annotations. */
+export function toMcpTool(runtimeTool: RuntimeTool): McpTool {
+  const { definition, tool } = runtimeTool;
+  return {
+    name: definition.name,
+    title: tool.settings.title,
+    description: definition.description,
+    inputSchema: definition.parameters as McpTool['inputSchema'],
+    annotations: { title: tool.settings.title, ...tool.annotations },
+  };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * An execution outcome as an MCP result. A tool's failure is an `isError` result the model can read (its code and
+ * message); `undefined` means the tool is unknown or disabled, which MCP servers answer with a protocol error.
+ */
+export function toCallToolResult(outcome: ToolExecutionOutcome): CallToolResult | undefined {
+  if (outcome.ok) {
+    return {
+      content: [{ type: 'text', text: outcome.output }],
+      ...(isPlainObject(outcome.result) && !outcome.truncated ? { structuredContent: outcome.result } : {}),
+    };
+  }
+  if (outcome.error.code === 'not_found' || outcome.error.code === 'disabled') return undefined;
+  return { isError: true, content: [{ type: 'text', text: outcome.output }] };
+}
+
+export function unknownToolMessage(name: string): string {
+  return `Unknown tool: ${name}. It does not exist or is disabled; call tools/list for the available tools.`;
+}
