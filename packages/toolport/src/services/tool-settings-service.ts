@@ -30,9 +30,20 @@ export interface ToolSettingsDescriptor {
   canDisable: boolean;
   /** Effective values: defaults < saved. */
   parameters: ToolParameters;
-  parameterDescriptors: readonly ToolParameterDescriptor[];
+  parameterDescriptors: ToolParameterDescriptorView[];
   /** When the user last saved settings for this tool, or null when they never did. */
   updatedAt: string | null;
+}
+
+/** A descriptor as the API sends it (a mutable copy of the tool's metadata). */
+export type ToolParameterDescriptorView = Omit<ToolParameterDescriptor, 'allowedValues' | 'default'> & {
+  default: unknown;
+  allowedValues?: string[];
+};
+
+function toDescriptorView(descriptor: ToolParameterDescriptor): ToolParameterDescriptorView {
+  const { allowedValues, ...rest } = descriptor;
+  return allowedValues === undefined ? { ...rest } : { ...rest, allowedValues: [...allowedValues] };
 }
 
 /** `PUT /api/settings/tools/:toolName`. A parameter set to `null` goes back to its default. */
@@ -154,7 +165,7 @@ export class ToolSettingsService {
       enabledByDefault: tool.settings.enabledByDefault,
       canDisable: tool.settings.canDisable,
       parameters: effective.parameters,
-      parameterDescriptors: tool.settings.parameterDescriptors,
+      parameterDescriptors: tool.settings.parameterDescriptors.map(toDescriptorView),
       updatedAt: saved?.updatedAt ?? null,
     };
   }

@@ -1,0 +1,98 @@
+import { readFileSync } from 'node:fs';
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyServerOptions } from 'fastify';
+import type { ToolportServices } from '../services/toolport-services.ts';
+import { registerAuth } from './plugins/auth.ts';
+import { registerErrorHandler } from './plugins/error-handler.ts';
+import { registerChatRoutes } from './routes/chat-routes.ts';
+import { registerHealthRoutes } from './routes/health-routes.ts';
+import { registerSecretRoutes } from './routes/secret-routes.ts';
+import { registerToolExecutionRoutes } from './routes/tool-execution-routes.ts';
+import { registerToolSettingsRoutes } from './routes/tool-settings-routes.ts';
+import type { ToolportApp } from './server-types.ts';
+
+export type { ToolportApp } from './server-types.ts';
+
+/** What a server plugin (the web UI, `/mcp`, the chat-turn and inspector routes) receives. */
+export interface ToolportServerContext {
+  services: ToolportServices;
+  /** Aborted when the server starts closing: long-running work (tools, streams, MCP sessions) should stop. */
+  shutdownSignal: AbortSignal;
+}
+
+/**
+ * A feature mounted on the server. Routes are authenticated unless they set `config: { public: true }`
+ * (http/plugins/auth.ts); errors thrown as ToolportError get the common error body.
+ */
+export type ToolportServerPlugin = (app: ToolportApp, context: ToolportServerContext) => void | Promise<void>;
+
+export interface BuildServerOptions {
+  services: ToolportServices;
+  /** Fastify's logger option: false (tests), true, or pino options. Authorization headers are always redacted. */
+  logger?: FastifyServerOptions['logger'];
+  /** Registered after the API routes, in order. */
+  plugins?: readonly ToolportServerPlugin[];
+  /** Largest accepted request body. */
+  bodyLimitBytes?: number;
+}
+
+export const TOOLPORT_VERSION: string = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
+
+/** The HTTP API (API-1) over one set of services. The caller listens and closes; closing does not close the DB. */
+export async function buildServer(options: BuildServerOptions): Promise<ToolportApp> {
+  const logger =
+    options.logger === undefined || options.logger === false
+      ? false
+      : {
+          ...(options.logger === true ? {} : options.logger),
+          redact: ['req.headers.authorization', 'req.headers.cookie'],
+        };
+  const app = Fastify({
+    logger,
+    bodyLimit: options.bodyLimitBytes ?? 1024 * 1024,
+    // Keep-alive sockets must not hold a graceful shutdown open; in-flight requests still finish.
+    forceCloseConnections: 'idle',
+    // Never coerce: a wrong type is an error, not a guess (CORE-5 spirit applied to the API).
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const shutdown = new AbortController();
+  app.addHook('preClose', async () => {
+    shutdown.abort(new Error('server shutting down'));
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'toolport',
+        version: TOOLPORT_VERSION,
+        description:
+          'Tool settings, execution, secrets and chats. Errors: `{error: {code, message, ...details}}`.',
+      },
+      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearerAuth: [] }],
+    },
+  });
+
+  registerErrorHandler(app);
+  registerAuth(app, options.services.tokens);
+
+  app.get('/api/openapi.json', { config: { public: true }, schema: { hide: true } }, async () =>
+    app.swagger(),
+  );
+  registerHealthRoutes(app, TOOLPORT_VERSION);
+  registerToolSettingsRoutes(app, options.services);
+  registerToolExecutionRoutes(app, options.services, shutdown.signal);
+  registerSecretRoutes(app, options.services);
+  registerChatRoutes(app, options.services);
+
+  const context: ToolportServerContext = { services: options.services, shutdownSignal: shutdown.signal };
+  for (const plugin of options.plugins ?? []) await plugin(app, context);
+
+  await app.ready();
+  return app;
+}
