@@ -2,15 +2,19 @@ import { InMemoryExecutionRecorder } from '../core/execution-recorder.ts';
 import { defaultToolRegistry } from '../core/tool-registry.ts';
 import { registerBuiltinTools } from '../tools/index.ts';
 import { processIo, type CliIo } from './cli-io.ts';
+import { runServeCommand } from './serve-command.ts';
 import { runToolsListCommand } from './tools-list-command.ts';
 import { runToolsRunCommand } from './tools-run-command.ts';
 import { UsageError } from './usage-error.ts';
+import { runUserCreateCommand } from './user-create-command.ts';
 
 export const USAGE = `toolport — a tool runtime for LLM agents
 
 Usage:
   toolport tools list [--json]
   toolport tools run <name> --args '<json>' [--settings '<json>'] [--workdir DIR] [--mode chat|agent]
+  toolport serve [--host 127.0.0.1] [--port 7420] [--data-dir DIR] [--database-url sqlite:<path>|postgres://…]
+  toolport user create <name> [--admin] [--data-dir DIR] [--database-url URL]
   toolport help
 
 Exit codes: 0 success, 1 the tool returned an error, 2 bad usage.
@@ -28,6 +32,9 @@ const COMMANDS: Record<string, CommandHandler> = {
       io,
       signal,
     ),
+  serve: (argv, io, signal) =>
+    runServeCommand(argv, io, signal, { registry: registerBuiltinTools(defaultToolRegistry) }),
+  'user create': (argv, io) => runUserCreateCommand(argv, io),
 };
 
 function findCommand(argv: string[]): { handler: CommandHandler; rest: string[] } | undefined {

@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import { TIMEOUT_SECONDS_DESCRIPTOR } from '../../src/core/settings-policy.ts';
 import { ToolRegistry } from '../../src/core/tool-registry.ts';
 import { defineTool, type RegisteredTool } from '../../src/core/tool-types.ts';
@@ -96,7 +97,10 @@ export const secretEchoTool: RegisteredTool = defineTool<{ name: string }>({
   execute: async ({ name }, context) => ({ value: await context.services.secrets?.getSecret(name) }),
 });
 
-/** Waits until aborted, then resolves late (a tool that ignores nothing and finishes only on cancellation). */
+/** Emits `started` when the wait tool begins, so tests can act while it runs without sleeping. */
+export const waitToolEvents = new EventEmitter();
+
+/** Runs until its signal aborts (a timeout or the caller's cancellation). */
 export const waitTool: RegisteredTool = defineTool<object>({
   definition: { name: 'wait', description: 'Waits until cancelled.', parameters: objectSchema() },
   settings: {

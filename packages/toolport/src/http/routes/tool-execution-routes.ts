@@ -69,14 +69,12 @@ export function registerToolExecutionRoutes(
             durationMs: outcome.durationMs,
           };
         }
-        return reply
-          .code(httpStatusForErrorCode(outcome.error.code))
-          .send(
-            errorBody(outcome.error.code, outcome.error.message, {
-              ...outcome.error.details,
-              callId: outcome.callId,
-            }),
-          );
+        return reply.code(httpStatusForErrorCode(outcome.error.code)).send(
+          errorBody(outcome.error.code, outcome.error.message, {
+            ...outcome.error.details,
+            callId: outcome.callId,
+          }),
+        );
       } finally {
         reply.raw.off('close', onClose);
       }
