@@ -113,9 +113,10 @@ export const waitTool: RegisteredTool = defineTool<object>({
     parameterDescriptors: [TIMEOUT_SECONDS_DESCRIPTOR],
   },
   execute: (_args, context) =>
-    new Promise((resolve) =>
-      context.signal.addEventListener('abort', () => resolve({ stopped: true }), { once: true }),
-    ),
+    new Promise((resolve) => {
+      context.signal.addEventListener('abort', () => resolve({ stopped: true }), { once: true });
+      waitToolEvents.emit('started');
+    }),
 });
 
 export function createTestRegistry(extra: readonly RegisteredTool[] = []): ToolRegistry {
