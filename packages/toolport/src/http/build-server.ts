@@ -5,9 +5,13 @@ import Fastify, { type FastifyServerOptions } from 'fastify';
 import type { ToolportServices } from '../services/toolport-services.ts';
 import { registerAuth } from './plugins/auth.ts';
 import { registerErrorHandler } from './plugins/error-handler.ts';
+import { registerAgentRoutes } from './routes/agent-routes.ts';
 import { registerChatRoutes } from './routes/chat-routes.ts';
+import { registerCustomToolRoutes } from './routes/custom-tool-routes.ts';
 import { registerHealthRoutes } from './routes/health-routes.ts';
+import { registerMcpServerRoutes } from './routes/mcp-server-routes.ts';
 import { registerSecretRoutes } from './routes/secret-routes.ts';
+import { registerSummaryToolRoutes } from './routes/summary-tool-routes.ts';
 import { registerToolExecutionRoutes } from './routes/tool-execution-routes.ts';
 import { registerToolSettingsRoutes } from './routes/tool-settings-routes.ts';
 import type { ToolportApp } from './server-types.ts';
@@ -89,6 +93,10 @@ export async function buildServer(options: BuildServerOptions): Promise<Toolport
   registerToolExecutionRoutes(app, options.services, shutdown.signal);
   registerSecretRoutes(app, options.services);
   registerChatRoutes(app, options.services);
+  registerAgentRoutes(app, options.services);
+  registerCustomToolRoutes(app, options.services);
+  registerSummaryToolRoutes(app, options.services, shutdown.signal);
+  registerMcpServerRoutes(app, options.services);
 
   const context: ToolportServerContext = { services: options.services, shutdownSignal: shutdown.signal };
   for (const plugin of options.plugins ?? []) await plugin(app, context);
