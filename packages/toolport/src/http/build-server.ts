@@ -5,6 +5,7 @@ import Fastify, { type FastifyServerOptions } from 'fastify';
 import type { ToolportServices } from '../services/toolport-services.ts';
 import { registerAuth } from './plugins/auth.ts';
 import { registerErrorHandler } from './plugins/error-handler.ts';
+import { registerAccountRoutes } from './routes/account-routes.ts';
 import { registerAgentRoutes } from './routes/agent-routes.ts';
 import { registerChatRoutes } from './routes/chat-routes.ts';
 import { registerCustomToolRoutes } from './routes/custom-tool-routes.ts';
@@ -89,6 +90,7 @@ export async function buildServer(options: BuildServerOptions): Promise<Toolport
     app.swagger(),
   );
   registerHealthRoutes(app, TOOLPORT_VERSION);
+  registerAccountRoutes(app, options.services);
   registerToolSettingsRoutes(app, options.services);
   registerToolExecutionRoutes(app, options.services, shutdown.signal);
   registerSecretRoutes(app, options.services);

@@ -71,6 +71,13 @@ describe.each(TEST_ENGINES)('API-1 / AUTH-1 / SEC-1 HTTP API on %s', (engine) =>
         '/api/secrets/{name}',
         '/api/chats',
         '/api/chats/{chatId}',
+        '/api/me',
+        '/api/executions',
+        '/api/agents/{agentId}/tools/{toolId}',
+        '/api/tools/http-tool',
+        '/api/tools/web-page-summary',
+        '/api/tools/youtube-summary',
+        '/api/mcp-servers/{serverId}',
       ]) {
         expect(paths).toContain(path);
       }
@@ -247,6 +254,31 @@ describe.each(TEST_ENGINES)('API-1 / AUTH-1 / SEC-1 HTTP API on %s', (engine) =>
       expect(body.result).toMatchObject({ mode: 'agent', workingDirectory: workdir });
       const stolen = await call('POST', '/api/tools/configurable/execute', bob, { args: {}, chatId });
       expect(stolen.status).toBe(404);
+    });
+
+    it('GET /api/me names the caller; GET /api/executions shows only their own calls unless admin', async () => {
+      expect((await call('GET', '/api/me', alice)).body).toMatchObject({ id: alice.id, isAdmin: false });
+      const user = await createTestUser(server.services);
+      await call('POST', '/api/tools/always_on/execute', user, { args: {} });
+      await call('POST', '/api/tools/no_such_tool/execute', user, { args: {} });
+      await server.services.flush();
+      const own = await call('GET', '/api/executions?limit=10', user);
+      expect((own.body.executions as Json[]).map((entry) => entry.outcome).sort()).toEqual([
+        'not_found',
+        'ok',
+      ]);
+      const filtered = await call('GET', '/api/executions?outcome=not_found', user);
+      expect(filtered.body.executions).toEqual([
+        expect.objectContaining({ toolName: 'no_such_tool', userId: user.id }),
+      ]);
+      expect((await call('GET', `/api/executions?userId=${user.id}`, bob)).status).toBe(403);
+      expect((await call('GET', '/api/executions?outcome=bogus', user)).status).toBe(400);
+      const { token } = await server.services.tokens.createUser(`admin-${engine}-${Date.now()}`, {
+        isAdmin: true,
+      });
+      const admin = { headers: { authorization: `Bearer ${token}` } };
+      const seen = await call('GET', `/api/executions?userId=${user.id}`, admin);
+      expect(seen.body.executions).toHaveLength(2);
     });
 
     it('records the execution in the audit trail', async () => {
