@@ -8,6 +8,7 @@ import { ToolportError } from '../core/errors.ts';
 import type { DatabaseEngine } from './database-engine.ts';
 import type { DatabaseSchema } from './database-schema.ts';
 import { createMigrationProvider } from './migrations/index.ts';
+import { withStatementCache } from './sqlite-statement-cache.ts';
 
 export type { DatabaseEngine } from './database-engine.ts';
 export type { DatabaseSchema } from './database-schema.ts';
@@ -49,7 +50,11 @@ export function openDatabase(
     database.pragma('synchronous = NORMAL');
     database.pragma('foreign_keys = ON');
     database.pragma('busy_timeout = 5000');
-    return wrapDialect(new SqliteDialect({ database }), 'sqlite', `sqlite:${path}`);
+    return wrapDialect(
+      new SqliteDialect({ database: withStatementCache(database) }),
+      'sqlite',
+      `sqlite:${path}`,
+    );
   }
   throw new ToolportError(
     'bad_request',
