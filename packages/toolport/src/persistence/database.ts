@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type Dialect } from 'kysely';
@@ -42,7 +42,11 @@ export function openDatabase(
     if (target === '')
       throw new ToolportError('bad_request', 'sqlite: URL needs a path, e.g. sqlite:./toolport.db');
     const path = target === ':memory:' ? target : resolve(options.baseDirectory ?? process.cwd(), target);
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    if (path !== ':memory:') {
+      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      // Create the file owner-only before SQLite does: its -wal and -shm files copy the database file's mode.
+      closeSync(openSync(path, 'a', 0o600));
+    }
     const database = new SqliteDatabase(path);
     // WAL lets readers run beside the one writer; synchronous=NORMAL is durable across process crashes in WAL mode
     // (only an OS crash can lose the last transactions) and is several times faster than FULL for small upserts.

@@ -80,6 +80,7 @@ describe('CLI-1 toolport serve', () => {
       const token = readFileSync(tokenPath, 'utf8').trim();
       expect(statSync(tokenPath).mode & 0o777).toBe(0o600);
       expect(statSync(join(dataDirectory, 'secret.key')).mode & 0o777).toBe(0o600);
+      expect(statSync(join(dataDirectory, 'toolport.db')).mode & 0o777).toBe(0o600);
       const banner = server.io.err.join('');
       expect(banner).toContain(`${server.url}/?token=${token}`);
       expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
