@@ -47,9 +47,17 @@ export class SecretService {
         return stored === undefined ? undefined : this.#cipher.decrypt(userId, name, stored);
       },
       listSecretValues: () => {
-        allValues ??= this.#repository
-          .listCiphertexts(userId)
-          .then((rows) => rows.map((row) => this.#cipher.decrypt(userId, row.name, row.ciphertext)));
+        // Used to redact every tool result: one undecryptable row (a changed key) must not fail every call, so it
+        // is skipped here; reading that secret by name still reports the problem.
+        allValues ??= this.#repository.listCiphertexts(userId).then((rows) =>
+          rows.flatMap((row) => {
+            try {
+              return [this.#cipher.decrypt(userId, row.name, row.ciphertext)];
+            } catch {
+              return [];
+            }
+          }),
+        );
         return allValues;
       },
     };

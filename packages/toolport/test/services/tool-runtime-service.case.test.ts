@@ -120,4 +120,18 @@ describe.each(TEST_ENGINES)('CORE-4 getEnabledToolRuntime on %s', (engine) => {
     // The text a model would receive is redacted by core.
     expect(outcome.output).not.toContain('value-of-the-token');
   });
+
+  it('a secret that no longer decrypts (changed key) fails only the tool that reads it', async () => {
+    const user = await services.repositories.users.create({ name: `runtime-${engine}-5` });
+    await services.repositories.secrets.put(
+      user.id,
+      'BROKEN',
+      'v1.AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA.AAAA',
+    );
+    const runtime = await services.toolRuntime.getEnabledToolRuntime(user);
+    const other = await runtime.execute({ toolName: 'always_on', arguments: {} });
+    expect(other.ok).toBe(true);
+    const reading = await runtime.execute({ toolName: 'secret_echo', arguments: { name: 'BROKEN' } });
+    expect(reading.ok ? undefined : reading.error.message).toMatch(/cannot be decrypted/);
+  });
 });
