@@ -58,6 +58,20 @@ describe.each(TEST_ENGINES)('API-1 / AUTH-1 / SEC-1 HTTP API on %s', (engine) =>
       expect(body).toEqual({ status: 'ok', version: expect.any(String) });
     });
 
+    it('serves a public landing page at / until a web UI plugin claims it', async () => {
+      const page = await server.app.inject({ method: 'GET', url: '/?token=tp_x' });
+      expect(page.statusCode).toBe(200);
+      expect(page.body).toContain('/api/openapi.json');
+      const claimed = await startTestServer(database, {
+        plugins: [(app) => void app.get('/', { config: { public: true } }, async () => 'ui')],
+      });
+      try {
+        expect((await claimed.app.inject({ method: 'GET', url: '/' })).body).toBe('ui');
+      } finally {
+        await claimed.close();
+      }
+    });
+
     it('publishes the OpenAPI document with every route and the bearer scheme', async () => {
       const { status, body } = await call('GET', '/api/openapi.json', undefined);
       expect(status).toBe(200);
