@@ -13,6 +13,7 @@ import { registerHealthRoutes } from './routes/health-routes.ts';
 import { registerMcpServerRoutes } from './routes/mcp-server-routes.ts';
 import { registerSecretRoutes } from './routes/secret-routes.ts';
 import { registerSummaryToolRoutes } from './routes/summary-tool-routes.ts';
+import { registerTokenRoutes } from './routes/token-routes.ts';
 import { registerToolExecutionRoutes } from './routes/tool-execution-routes.ts';
 import { registerToolSettingsRoutes } from './routes/tool-settings-routes.ts';
 import type { ToolportApp } from './server-types.ts';
@@ -101,6 +102,7 @@ export async function buildServer(options: BuildServerOptions): Promise<Toolport
   );
   registerHealthRoutes(app, TOOLPORT_VERSION);
   registerAccountRoutes(app, options.services);
+  registerTokenRoutes(app, options.services);
   registerToolSettingsRoutes(app, options.services);
   registerToolExecutionRoutes(app, options.services, shutdown.signal);
   registerSecretRoutes(app, options.services);

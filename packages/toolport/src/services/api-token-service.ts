@@ -3,6 +3,7 @@ import type { ApiTokenRepository } from '../persistence/repositories/api-token-r
 import type { UserRecord, UserRepository } from '../persistence/repositories/user-repository.ts';
 
 const TOKEN_PREFIX = 'tp_';
+const LAST_USED_RESOLUTION_MS = 60_000;
 
 export function generateApiToken(): string {
   return `${TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
@@ -16,6 +17,7 @@ export function hashApiToken(token: string): string {
 export class ApiTokenService {
   readonly #users: UserRepository;
   readonly #tokens: ApiTokenRepository;
+  readonly #lastRecorded = new Map<string, number>();
 
   constructor(users: UserRepository, tokens: ApiTokenRepository) {
     this.#users = users;
@@ -58,6 +60,17 @@ export class ApiTokenService {
     // The lookup is by hash already; the constant-time check keeps the comparison itself free of timing signal.
     const expected = Buffer.from(owner.tokenHash, 'hex');
     const actual = Buffer.from(hash, 'hex');
-    return expected.length === actual.length && timingSafeEqual(expected, actual) ? owner.user : undefined;
+    if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) return undefined;
+    this.#recordUse(owner.tokenId);
+    return owner.user;
+  }
+
+  /** `last_used_at` at most once a minute per token per instance: a write on every request would cost throughput. */
+  #recordUse(tokenId: string): void {
+    const now = Date.now();
+    if (now - (this.#lastRecorded.get(tokenId) ?? 0) < LAST_USED_RESOLUTION_MS) return;
+    this.#lastRecorded.set(tokenId, now);
+    if (this.#lastRecorded.size > 10_000) this.#lastRecorded.clear();
+    this.#tokens.touch(tokenId, new Date(now).toISOString()).catch(() => {});
   }
 }

@@ -129,6 +129,42 @@ describe.each(TEST_ENGINES)('API-1 / AUTH-1 / SEC-1 HTTP API on %s', (engine) =>
       );
     });
 
+    it('a user issues, lists and revokes their own tokens; a revoked token is 401 at once', async () => {
+      const user = await createTestUser(server.services);
+      const issued = await call('POST', '/api/tokens', user, { label: 'laptop' });
+      expect(issued.status).toBe(201);
+      const second = { headers: { authorization: `Bearer ${issued.body.token as string}` } };
+      expect((await call('GET', '/api/me', second)).body.id).toBe(user.id);
+      const listed = await call('GET', '/api/tokens', user);
+      const tokens = listed.body.tokens as Json[];
+      expect(tokens.map((token) => token.label).sort()).toEqual(['initial', 'laptop']);
+      expect(listed.raw).not.toContain(issued.body.token as string);
+      const laptop = tokens.find((token) => token.label === 'laptop')!;
+      expect((await call('DELETE', `/api/tokens/${laptop.id as string}`, bob)).status).toBe(404);
+      expect((await call('DELETE', `/api/tokens/${laptop.id as string}`, user)).status).toBe(204);
+      expect((await call('GET', '/api/me', second)).status).toBe(401);
+    });
+
+    it('only an admin lists and creates users', async () => {
+      expect((await call('GET', '/api/users', alice)).status).toBe(403);
+      expect((await call('POST', '/api/users', alice, { name: 'mallory' })).status).toBe(403);
+      const { token } = await server.services.tokens.createUser(`root-${engine}-${Date.now()}`, {
+        isAdmin: true,
+      });
+      const admin = { headers: { authorization: `Bearer ${token}` } };
+      const created = await call('POST', '/api/users', admin, { name: `dave-${engine}` });
+      expect(created.status).toBe(201);
+      expect(created.body).toMatchObject({
+        user: { name: `dave-${engine}`, isAdmin: false },
+        token: expect.any(String),
+      });
+      const dave = { headers: { authorization: `Bearer ${created.body.token as string}` } };
+      expect((await call('GET', '/api/me', dave)).body.name).toBe(`dave-${engine}`);
+      expect((await call('POST', '/api/users', admin, { name: `dave-${engine}` })).status).toBe(409);
+      const users = (await call('GET', '/api/users', admin)).body.users as Json[];
+      expect(users.map((user) => user.name)).toContain(`dave-${engine}`);
+    });
+
     it('an unknown route with a token is 404 not_found', async () => {
       const { status, body } = await call('GET', '/api/nope', alice);
       expect(status).toBe(404);

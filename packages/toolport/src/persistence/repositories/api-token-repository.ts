@@ -77,6 +77,10 @@ export class ApiTokenRepository {
     }));
   }
 
+  async touch(tokenId: string, at: string): Promise<void> {
+    await this.#db.updateTable('api_tokens').set({ last_used_at: at }).where('id', '=', tokenId).execute();
+  }
+
   async delete(userId: string, tokenId: string): Promise<boolean> {
     const result = await this.#db
       .deleteFrom('api_tokens')
