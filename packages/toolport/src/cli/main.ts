@@ -13,6 +13,8 @@ Usage:
   toolport tools run <name> --args '<json>' [--settings '<json>'] [--workdir DIR] [--mode chat|agent]
   toolport chat --provider openai|openai-chat|anthropic|gemini --model M [--base-url URL] [-p "prompt"]
   toolport mcp [--workdir DIR]          serve the enabled tools as an MCP server on stdio
+  toolport serve [--host 127.0.0.1] [--port 7420] [--data-dir DIR] [--database-url sqlite:<path>|postgres://…]
+  toolport user create <name> [--admin] [--data-dir DIR] [--database-url URL]
   toolport help
 
 Exit codes: 0 success, 1 the tool returned an error, 2 bad usage.
@@ -20,7 +22,7 @@ Exit codes: 0 success, 1 the tool returned an error, 2 bad usage.
 
 type CommandHandler = (argv: string[], io: CliIo, signal: AbortSignal) => Promise<number> | number;
 
-/** One entry per command path; later commands (serve, mcp, chat, user) join this table. */
+/** One entry per command path. Heavy commands are imported on use so `tools` and `mcp` start fast. */
 const COMMANDS: Record<string, CommandHandler> = {
   'tools list': (argv, io) => runToolsListCommand(argv, registerBuiltinTools(defaultToolRegistry), io),
   'tools run': (argv, io, signal) =>
@@ -34,6 +36,13 @@ const COMMANDS: Record<string, CommandHandler> = {
   chat: async (argv, io, signal) => (await import('./chat-command.ts')).runChatCommand(argv, io, signal),
   // Imported on use: an MCP client waits for this command's start-up before its first tools/list.
   mcp: async (argv, io, signal) => (await import('./mcp-command.ts')).runMcpCommand(argv, io, signal),
+  // Imported on use: the server, database drivers and Fastify load only for the commands that need them.
+  serve: async (argv, io, signal) =>
+    (await import('./serve-command.ts')).runServeCommand(argv, io, signal, {
+      registry: registerBuiltinTools(defaultToolRegistry),
+    }),
+  'user create': async (argv, io) =>
+    (await import('./user-create-command.ts')).runUserCreateCommand(argv, io),
 };
 
 function findCommand(argv: string[]): { handler: CommandHandler; rest: string[] } | undefined {

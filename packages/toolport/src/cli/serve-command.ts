@@ -1,0 +1,199 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { isToolportError } from '../core/errors.ts';
+import type { ToolRegistry } from '../core/tool-registry.ts';
+import type { ToolportLogger } from '../core/tool-types.ts';
+import { buildServer, TOOLPORT_VERSION, type ToolportServerPlugin } from '../http/build-server.ts';
+import { migrateDatabase, openDatabase } from '../persistence/database.ts';
+import { loadSecretKey } from '../secrets/secret-key.ts';
+import type { UserToolSource } from '../services/tool-catalog.ts';
+import { createToolportServices, type ToolportServices } from '../services/toolport-services.ts';
+import type { CliIo } from './cli-io.ts';
+import { DATABASE_OPTIONS, resolveDataDirectory, resolveDatabaseUrl } from './server-config.ts';
+import { UsageError } from './usage-error.ts';
+
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_PORT = 7420;
+export const ADMIN_TOKEN_FILE_NAME = 'admin-token';
+
+export interface ServeCommandOptions {
+  registry: ToolRegistry;
+  /** Mounted on the server: the web UI, `/mcp`, chat turns (later issues). */
+  plugins?: readonly ToolportServerPlugin[];
+  toolSources?: readonly UserToolSource[];
+  /** Called once the server listens (tests read the address from here). */
+  onListening?: (info: { url: string; services: ToolportServices }) => void;
+}
+
+/**
+ * `toolport serve [--host H] [--port P] [--data-dir DIR] [--database-url URL] [--log-level L]` (CLI-1). Runs until
+ * `signal` aborts (Ctrl-C) or SIGTERM, then shuts down gracefully: stops accepting, aborts running tools, lets
+ * in-flight requests finish, closes the database. JSON logs go to stdout; the login banner goes to stderr.
+ */
+export async function runServeCommand(
+  argv: string[],
+  io: CliIo,
+  signal: AbortSignal,
+  options: ServeCommandOptions,
+): Promise<number> {
+  try {
+    return await serve(argv, io, signal, options);
+  } catch (error) {
+    // Expected start-up failures (bad URL, unreachable database, port in use) get one line, not a stack trace.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (isToolportError(error) || code === 'EADDRINUSE' || code === 'EACCES' || code === 'ECONNREFUSED') {
+      io.stderr(`toolport serve: ${(error as Error).message}\n`);
+      return 1;
+    }
+    throw error;
+  }
+}
+
+async function serve(
+  argv: string[],
+  io: CliIo,
+  signal: AbortSignal,
+  options: ServeCommandOptions,
+): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      ...DATABASE_OPTIONS,
+      host: { type: 'string' },
+      port: { type: 'string' },
+      'log-level': { type: 'string' },
+    },
+  });
+  if (positionals.length > 0)
+    throw new UsageError(`toolport serve takes no arguments, received ${positionals.join(' ')}`);
+  const host = values.host ?? io.env.TOOLPORT_HOST ?? DEFAULT_HOST;
+  const portText = values.port ?? io.env.TOOLPORT_PORT ?? String(DEFAULT_PORT);
+  const port = Number(portText);
+  if (!/^\d+$/.test(portText) || port > 65535)
+    throw new UsageError(`--port must be 0-65535, received ${portText}`);
+  const logLevel = values['log-level'] ?? io.env.TOOLPORT_LOG_LEVEL ?? 'info';
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
+    throw new UsageError(`--log-level must be one of fatal, error, warn, info, debug, trace, silent`);
+  }
+
+  const dataDirectory = resolveDataDirectory(values['data-dir'], io.env, io.cwd);
+  mkdirSync(dataDirectory, { recursive: true, mode: 0o700 });
+  const databaseUrl = resolveDatabaseUrl(values['database-url'], io.env, dataDirectory);
+  const database = openDatabase(databaseUrl, { baseDirectory: io.cwd });
+
+  const app = await (async () => {
+    try {
+      await migrateDatabase(database);
+      // Until Fastify's logger exists, start-up problems are reported through this small JSON logger; then the
+      // services log through Fastify's (same level, same stream).
+      let current: ToolportLogger = jsonLineLogger(io);
+      const bootLogger: ToolportLogger = {
+        debug: (object, message) => current.debug(object, message),
+        info: (object, message) => current.info(object, message),
+        warn: (object, message) => current.warn(object, message),
+        error: (object, message) => current.error(object, message),
+      };
+      const secretKey = loadSecretKey({
+        environmentValue: io.env.TOOLPORT_SECRET_KEY,
+        dataDirectory,
+        logger: bootLogger,
+      });
+      const services = createToolportServices({
+        database,
+        registry: options.registry,
+        secretKey: secretKey.key,
+        toolSources: options.toolSources,
+        logger: bootLogger,
+      });
+      const server = await buildServer({
+        services,
+        logger: { level: logLevel, stream: { write: (line: string) => io.stdout(line) } },
+        plugins: options.plugins,
+      });
+      current = server.log;
+      return { server, services };
+    } catch (error) {
+      await database.close();
+      throw error;
+    }
+  })();
+
+  const { server, services } = app;
+  let stop: () => void = () => {};
+  const stopped = new Promise<void>((resolve) => (stop = resolve));
+  if (signal.aborted) stop();
+  signal.addEventListener('abort', stop, { once: true });
+  process.once('SIGTERM', stop);
+
+  try {
+    const admin = await bootstrapAdmin(services, dataDirectory);
+    await server.listen({ host, port });
+    const address = server.server.address();
+    const boundPort = typeof address === 'object' && address !== null ? address.port : port;
+    const url = `http://${displayHost(host)}:${boundPort}`;
+    io.stderr(`toolport ${TOOLPORT_VERSION} listening on ${url} (database ${database.description})\n`);
+    if (admin.token !== undefined) {
+      io.stderr(`Log in: ${url}/?token=${admin.token}\n`);
+      io.stderr(`API:    curl -H 'Authorization: Bearer ${admin.token}' ${url}/api/settings/tools\n`);
+      if (admin.created) io.stderr(`Admin token written to ${admin.path} (mode 0600).\n`);
+    }
+    options.onListening?.({ url, services });
+  } catch (error) {
+    process.off('SIGTERM', stop);
+    await server.close();
+    await database.close();
+    throw error;
+  }
+
+  await stopped;
+  process.off('SIGTERM', stop);
+  signal.removeEventListener('abort', stop);
+  server.log.info('shutting down: finishing in-flight requests, aborting tools');
+  await server.close();
+  await services.flush();
+  await database.close();
+  io.stderr('toolport stopped.\n');
+  return 0;
+}
+
+/**
+ * AUTH-1: with no users yet, create `admin` and keep its token in `<data dir>/admin-token` (0600), like a notebook
+ * server's login URL. Several instances starting at once create one admin between them.
+ */
+async function bootstrapAdmin(
+  services: ToolportServices,
+  dataDirectory: string,
+): Promise<{ token: string | undefined; created: boolean; path: string }> {
+  const path = join(dataDirectory, ADMIN_TOKEN_FILE_NAME);
+  if ((await services.repositories.users.count()) === 0) {
+    const created = await services.tokens.createUserIfAbsent('admin', {
+      isAdmin: true,
+      label: 'first start',
+    });
+    if (created !== undefined) {
+      writeFileSync(path, `${created.token}\n`, { mode: 0o600 });
+      return { token: created.token, created: true, path };
+    }
+  }
+  try {
+    const token = readFileSync(path, 'utf8').trim();
+    return { token: token === '' ? undefined : token, created: false, path };
+  } catch {
+    return { token: undefined, created: false, path };
+  }
+}
+
+function displayHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+function jsonLineLogger(io: CliIo): ToolportLogger {
+  const write = (level: number) => (object: Record<string, unknown>, message?: string) =>
+    io.stdout(`${JSON.stringify({ level, time: Date.now(), ...object, msg: message })}\n`);
+  const ignore = (): void => {};
+  return { debug: ignore, info: write(30), warn: write(40), error: write(50) };
+}

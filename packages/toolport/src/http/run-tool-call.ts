@@ -1,0 +1,84 @@
+import type { FastifyReply } from 'fastify';
+import { httpStatusForErrorCode } from '../core/error-codes.ts';
+import type { UserRecord } from '../persistence/repositories/user-repository.ts';
+import type { ToolportServices } from '../services/toolport-services.ts';
+import { errorBody, type ErrorBody } from './plugins/error-handler.ts';
+
+export interface ToolCallResponse {
+  callId: string;
+  toolName: string;
+  result: unknown;
+  output: string;
+  truncated: boolean;
+  durationMs: number;
+}
+
+/**
+ * One tool call on behalf of an HTTP caller, through getEnabledToolRuntime exactly as a turn would run it. Success is
+ * the response body; a tool error sets the status of its code and returns the common error body. `shutdownSignal`
+ * aborts the call when the server stops; a client that disconnects aborts its own call.
+ */
+export async function runToolCall(
+  services: ToolportServices,
+  user: UserRecord,
+  call: { toolName: string; args: unknown; chatId?: string | undefined },
+  reply: FastifyReply,
+  shutdownSignal: AbortSignal,
+): Promise<ToolCallResponse | ErrorBody> {
+  const chat = call.chatId === undefined ? undefined : await services.chats.get(user.id, call.chatId);
+  const agent =
+    chat?.agentId === null || chat?.agentId === undefined
+      ? undefined
+      : await services.repositories.agents.get(user.id, chat.agentId);
+  const runtime = await services.toolRuntime.getEnabledToolRuntime(user, chat, agent);
+
+  const disconnect = new AbortController();
+  const onClose = (): void => {
+    if (!reply.raw.writableFinished) disconnect.abort(new Error('client disconnected'));
+  };
+  reply.raw.once('close', onClose);
+  try {
+    const outcome = await runtime.execute(
+      { toolName: call.toolName, arguments: call.args ?? {} },
+      { signal: AbortSignal.any([shutdownSignal, disconnect.signal]) },
+    );
+    if (!outcome.ok) {
+      reply.code(httpStatusForErrorCode(outcome.error.code));
+      return errorBody(outcome.error.code, outcome.error.message, {
+        ...outcome.error.details,
+        callId: outcome.callId,
+      });
+    }
+    // SEC-1: secrets are write-only through the API, so a result that echoes one comes back redacted too.
+    const secretValues = (await services.secrets.createReader(user.id).listSecretValues?.()) ?? [];
+    return {
+      callId: outcome.callId,
+      toolName: outcome.toolName,
+      result: redactSecrets(outcome.result, secretValues),
+      output: outcome.output,
+      truncated: outcome.truncated,
+      durationMs: outcome.durationMs,
+    };
+  } finally {
+    reply.raw.off('close', onClose);
+  }
+}
+
+function redactSecrets(value: unknown, secrets: readonly string[]): unknown {
+  if (secrets.length === 0) return value;
+  if (typeof value === 'string') {
+    let redacted = value;
+    for (const secret of secrets) if (secret.length >= 4) redacted = redacted.replaceAll(secret, '***');
+    return redacted;
+  }
+  if (Array.isArray(value)) return value.map((item) => redactSecrets(item, secrets));
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>).map(([key, item]) => [
+        key,
+        redactSecrets(item, secrets),
+      ]),
+    );
+  }
+  return value;
+}

@@ -1,0 +1,127 @@
+/**
+ * SPEC DB-1: one schema for SQLite and PostgreSQL. Column types are the portable subset on purpose: timestamps are
+ * ISO-8601 UTC text (sorts chronologically), booleans are integers 0/1, JSON is text. Both engines then return the
+ * same JavaScript values and the repositories need no per-engine code.
+ */
+export interface UsersTable {
+  id: string;
+  name: string;
+  is_admin: number;
+  created_at: string;
+}
+
+export interface ApiTokensTable {
+  id: string;
+  user_id: string;
+  /** sha256 hex of the token; the token itself is never stored. */
+  token_hash: string;
+  label: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export interface UserToolSettingsTable {
+  user_id: string;
+  tool_name: string;
+  /** 0/1, or null when only parameters were saved. */
+  enabled: number | null;
+  /** JSON object of saved parameter values. */
+  parameters: string;
+  updated_at: string;
+}
+
+export interface SecretsTable {
+  user_id: string;
+  name: string;
+  /** `v1.<iv>.<tag>.<ciphertext>` (base64url), AES-256-GCM with the owner as associated data. */
+  ciphertext: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ToolsTable {
+  id: string;
+  user_id: string;
+  name: string;
+  /** `http` or `agent` (SPEC §4 custom tools stored as configuration). */
+  type: string;
+  config: string;
+  enabled: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AgentsTable {
+  id: string;
+  user_id: string;
+  name: string;
+  description: string;
+  config: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AgentToolsTable {
+  agent_id: string;
+  tool_name: string;
+  /** 1 allowed, 0 denied. */
+  enabled: number;
+  config: string;
+}
+
+export interface McpServersTable {
+  id: string;
+  user_id: string;
+  name: string;
+  /** `stdio` or `http`. */
+  transport: string;
+  config: string;
+  enabled: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ChatsTable {
+  id: string;
+  user_id: string;
+  title: string;
+  working_directory: string | null;
+  mode: string;
+  agent_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface FreshnessLedgerTable {
+  scope: string;
+  real_path: string;
+  sha256: string;
+  recorded_at: string;
+}
+
+export interface ToolExecutionsTable {
+  id: string;
+  call_id: string;
+  tool_name: string;
+  user_id: string;
+  chat_id: string | null;
+  agent_id: string | null;
+  started_at: string;
+  duration_ms: number;
+  outcome: string;
+  result_size: number;
+}
+
+export interface DatabaseSchema {
+  users: UsersTable;
+  api_tokens: ApiTokensTable;
+  user_tool_settings: UserToolSettingsTable;
+  secrets: SecretsTable;
+  tools: ToolsTable;
+  agents: AgentsTable;
+  agent_tools: AgentToolsTable;
+  mcp_servers: McpServersTable;
+  chats: ChatsTable;
+  freshness_ledger: FreshnessLedgerTable;
+  tool_executions: ToolExecutionsTable;
+}

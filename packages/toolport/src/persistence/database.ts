@@ -1,0 +1,107 @@
+import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect, type Dialect } from 'kysely';
+import { Migrator } from 'kysely/migration';
+import pg from 'pg';
+import { ToolportError } from '../core/errors.ts';
+import type { DatabaseEngine } from './database-engine.ts';
+import type { DatabaseSchema } from './database-schema.ts';
+import { createMigrationProvider } from './migrations/index.ts';
+import { withStatementCache } from './sqlite-statement-cache.ts';
+
+export type { DatabaseEngine } from './database-engine.ts';
+export type { DatabaseSchema } from './database-schema.ts';
+
+export interface ToolportDatabase {
+  readonly db: Kysely<DatabaseSchema>;
+  readonly engine: DatabaseEngine;
+  /** For logs: the URL with any password removed. */
+  readonly description: string;
+  close(): Promise<void>;
+}
+
+export interface OpenDatabaseOptions {
+  /** PostgreSQL pool size per instance. */
+  maxConnections?: number;
+}
+
+/** `sqlite:<path>` (relative paths resolve from `baseDirectory`), `sqlite::memory:`, or `postgres://…`. */
+export function openDatabase(
+  url: string,
+  options: OpenDatabaseOptions & { baseDirectory?: string } = {},
+): ToolportDatabase {
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
+    const pool = new pg.Pool({ connectionString: url, max: options.maxConnections ?? 10 });
+    // An idle client's error (server restart) must not crash the process; the next query reconnects.
+    pool.on('error', () => {});
+    return wrapDialect(new PostgresDialect({ pool }), 'postgres', redactUrl(url));
+  }
+  if (url.startsWith('sqlite:')) {
+    const target = url.slice('sqlite:'.length);
+    if (target === '')
+      throw new ToolportError('bad_request', 'sqlite: URL needs a path, e.g. sqlite:./toolport.db');
+    const path = target === ':memory:' ? target : resolve(options.baseDirectory ?? process.cwd(), target);
+    if (path !== ':memory:') {
+      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      // Create the file owner-only before SQLite does: its -wal and -shm files copy the database file's mode.
+      closeSync(openSync(path, 'a', 0o600));
+    }
+    const database = new SqliteDatabase(path);
+    // WAL lets readers run beside the one writer; synchronous=NORMAL is durable across process crashes in WAL mode
+    // (only an OS crash can lose the last transactions) and is several times faster than FULL for small upserts.
+    database.pragma('journal_mode = WAL');
+    database.pragma('synchronous = NORMAL');
+    database.pragma('foreign_keys = ON');
+    database.pragma('busy_timeout = 5000');
+    return wrapDialect(
+      new SqliteDialect({ database: withStatementCache(database) }),
+      'sqlite',
+      `sqlite:${path}`,
+    );
+  }
+  throw new ToolportError(
+    'bad_request',
+    `Unsupported database URL ${JSON.stringify(redactUrl(url))}: use sqlite:<path> or postgres://user@host:port/database.`,
+  );
+}
+
+/** Wraps any Kysely dialect of a supported engine (tests use PGlite through this). */
+export function wrapDialect(dialect: Dialect, engine: DatabaseEngine, description: string): ToolportDatabase {
+  const db = new Kysely<DatabaseSchema>({ dialect });
+  return { db, engine, description, close: () => db.destroy() };
+}
+
+/**
+ * Applies pending migrations. Idempotent; on PostgreSQL Kysely holds an advisory lock while migrating, so instances
+ * that start together apply each migration exactly once and the others wait, then see nothing left to do.
+ */
+export async function migrateDatabase(database: ToolportDatabase): Promise<string[]> {
+  const migrator = new Migrator({
+    db: database.db,
+    provider: createMigrationProvider(database.engine),
+    migrationTableName: 'toolport_migrations',
+    migrationLockTableName: 'toolport_migrations_lock',
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error !== undefined) {
+    throw new ToolportError(
+      'internal_error',
+      `Database migration failed on ${database.description}: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
+  }
+  return (results ?? [])
+    .filter((result) => result.status === 'Success')
+    .map((result) => result.migrationName);
+}
+
+function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return url.replace(/:[^:@/]*@/, ':***@');
+  }
+}

@@ -1,0 +1,26 @@
+import type { Kysely } from 'kysely';
+import type { Migration, MigrationProvider } from 'kysely/migration';
+import type { DatabaseEngine } from '../database-engine.ts';
+import * as initialSchema from './0001-initial-schema.ts';
+
+interface EngineMigration {
+  up(db: Kysely<unknown>, engine: DatabaseEngine): Promise<void>;
+}
+
+/** Ordered by name; Kysely records each applied name in `toolport_migrations`. */
+const MIGRATIONS: Record<string, EngineMigration> = {
+  '0001-initial-schema': initialSchema,
+};
+
+/** Static list (no folder scan), so the migrations work the same from `src/` and from the built `dist/`. */
+export function createMigrationProvider(engine: DatabaseEngine): MigrationProvider {
+  return {
+    getMigrations: async () => {
+      const migrations: Record<string, Migration> = {};
+      for (const [name, migration] of Object.entries(MIGRATIONS)) {
+        migrations[name] = { up: (db) => migration.up(db, engine) };
+      }
+      return migrations;
+    },
+  };
+}

@@ -1,0 +1,41 @@
+import type { ToolportLogger } from '../core/tool-types.ts';
+import type { ToolportDatabase } from './database.ts';
+import { AgentRepository } from './repositories/agent-repository.ts';
+import { ApiTokenRepository } from './repositories/api-token-repository.ts';
+import { ChatRepository } from './repositories/chat-repository.ts';
+import { CustomToolRepository } from './repositories/custom-tool-repository.ts';
+import { FreshnessLedgerRepository } from './repositories/freshness-ledger-repository.ts';
+import { McpServerRepository } from './repositories/mcp-server-repository.ts';
+import { SecretRepository } from './repositories/secret-repository.ts';
+import { ToolExecutionRepository } from './repositories/tool-execution-repository.ts';
+import { ToolSettingsRepository } from './repositories/tool-settings-repository.ts';
+import { UserRepository } from './repositories/user-repository.ts';
+
+export interface Repositories {
+  users: UserRepository;
+  apiTokens: ApiTokenRepository;
+  toolSettings: ToolSettingsRepository;
+  secrets: SecretRepository;
+  chats: ChatRepository;
+  agents: AgentRepository;
+  customTools: CustomToolRepository;
+  mcpServers: McpServerRepository;
+  freshnessLedger: FreshnessLedgerRepository;
+  toolExecutions: ToolExecutionRepository;
+}
+
+export function createRepositories(database: ToolportDatabase, logger?: ToolportLogger): Repositories {
+  const { db, engine } = database;
+  return {
+    users: new UserRepository(db),
+    apiTokens: new ApiTokenRepository(db),
+    toolSettings: new ToolSettingsRepository(db, engine),
+    secrets: new SecretRepository(db),
+    chats: new ChatRepository(db),
+    agents: new AgentRepository(db),
+    customTools: new CustomToolRepository(db),
+    mcpServers: new McpServerRepository(db),
+    freshnessLedger: new FreshnessLedgerRepository(db),
+    toolExecutions: new ToolExecutionRepository(db, logger),
+  };
+}

@@ -1,0 +1,92 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { DatabaseSchema } from '../database-schema.ts';
+import { currentTimestamp } from './row-values.ts';
+import { toUserRecord, type UserRecord } from './user-repository.ts';
+
+export interface ApiTokenRecord {
+  id: string;
+  userId: string;
+  label: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+}
+
+export interface TokenOwner {
+  tokenId: string;
+  tokenHash: string;
+  user: UserRecord;
+}
+
+/** Stores token hashes only (AUTH-1); hashing and comparison live in http/plugins/auth.ts's helpers. */
+export class ApiTokenRepository {
+  readonly #db: Kysely<DatabaseSchema>;
+
+  constructor(db: Kysely<DatabaseSchema>) {
+    this.#db = db;
+  }
+
+  async create(userId: string, tokenHash: string, label: string): Promise<ApiTokenRecord> {
+    const row = {
+      id: randomUUID(),
+      user_id: userId,
+      token_hash: tokenHash,
+      label,
+      created_at: currentTimestamp(),
+      last_used_at: null,
+    };
+    await this.#db.insertInto('api_tokens').values(row).execute();
+    return { id: row.id, userId, label, createdAt: row.created_at, lastUsedAt: null };
+  }
+
+  async findOwnerByHash(tokenHash: string): Promise<TokenOwner | undefined> {
+    const row = await this.#db
+      .selectFrom('api_tokens')
+      .innerJoin('users', 'users.id', 'api_tokens.user_id')
+      .select([
+        'api_tokens.id as token_id',
+        'api_tokens.token_hash',
+        'users.id',
+        'users.name',
+        'users.is_admin',
+        'users.created_at',
+      ])
+      .where('api_tokens.token_hash', '=', tokenHash)
+      .executeTakeFirst();
+    if (row === undefined) return undefined;
+    return {
+      tokenId: row.token_id,
+      tokenHash: row.token_hash,
+      user: toUserRecord({ id: row.id, name: row.name, is_admin: row.is_admin, created_at: row.created_at }),
+    };
+  }
+
+  async listForUser(userId: string): Promise<ApiTokenRecord[]> {
+    const rows = await this.#db
+      .selectFrom('api_tokens')
+      .select(['id', 'user_id', 'label', 'created_at', 'last_used_at'])
+      .where('user_id', '=', userId)
+      .orderBy('created_at')
+      .execute();
+    return rows.map((row) => ({
+      id: row.id,
+      userId: row.user_id,
+      label: row.label,
+      createdAt: row.created_at,
+      lastUsedAt: row.last_used_at,
+    }));
+  }
+
+  async touch(tokenId: string, at: string): Promise<void> {
+    await this.#db.updateTable('api_tokens').set({ last_used_at: at }).where('id', '=', tokenId).execute();
+  }
+
+  async delete(userId: string, tokenId: string): Promise<boolean> {
+    const result = await this.#db
+      .deleteFrom('api_tokens')
+      .where('user_id', '=', userId)
+      .where('id', '=', tokenId)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+}

@@ -1,0 +1,76 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { ApiTokenRepository } from '../persistence/repositories/api-token-repository.ts';
+import type { UserRecord, UserRepository } from '../persistence/repositories/user-repository.ts';
+
+const TOKEN_PREFIX = 'tp_';
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+export function generateApiToken(): string {
+  return `${TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
+}
+
+export function hashApiToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+/** AUTH-1: tokens are stored as sha256 hashes and compared in constant time. */
+export class ApiTokenService {
+  readonly #users: UserRepository;
+  readonly #tokens: ApiTokenRepository;
+  readonly #lastRecorded = new Map<string, number>();
+
+  constructor(users: UserRepository, tokens: ApiTokenRepository) {
+    this.#users = users;
+    this.#tokens = tokens;
+  }
+
+  /** Creates a user and their first token; the token is returned once and never stored. */
+  async createUser(
+    name: string,
+    options: { isAdmin?: boolean; label?: string } = {},
+  ): Promise<{
+    user: UserRecord;
+    token: string;
+  }> {
+    const user = await this.#users.create({ name, isAdmin: options.isAdmin ?? false });
+    return { user, token: await this.issueToken(user.id, options.label ?? 'initial') };
+  }
+
+  /** Creates the user unless the name is taken (instances bootstrapping at once); undefined when it was. */
+  async createUserIfAbsent(
+    name: string,
+    options: { isAdmin?: boolean; label?: string } = {},
+  ): Promise<{ user: UserRecord; token: string } | undefined> {
+    const user = await this.#users.createIfAbsent({ name, isAdmin: options.isAdmin ?? false });
+    if (user === undefined) return undefined;
+    return { user, token: await this.issueToken(user.id, options.label ?? 'initial') };
+  }
+
+  async issueToken(userId: string, label: string): Promise<string> {
+    const token = generateApiToken();
+    await this.#tokens.create(userId, hashApiToken(token), label);
+    return token;
+  }
+
+  async authenticate(token: string): Promise<UserRecord | undefined> {
+    if (!token.startsWith(TOKEN_PREFIX) || token.length > 256) return undefined;
+    const hash = hashApiToken(token);
+    const owner = await this.#tokens.findOwnerByHash(hash);
+    if (owner === undefined) return undefined;
+    // The lookup is by hash already; the constant-time check keeps the comparison itself free of timing signal.
+    const expected = Buffer.from(owner.tokenHash, 'hex');
+    const actual = Buffer.from(hash, 'hex');
+    if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) return undefined;
+    this.#recordUse(owner.tokenId);
+    return owner.user;
+  }
+
+  /** `last_used_at` at most once a minute per token per instance: a write on every request would cost throughput. */
+  #recordUse(tokenId: string): void {
+    const now = Date.now();
+    if (now - (this.#lastRecorded.get(tokenId) ?? 0) < LAST_USED_RESOLUTION_MS) return;
+    this.#lastRecorded.set(tokenId, now);
+    if (this.#lastRecorded.size > 10_000) this.#lastRecorded.clear();
+    this.#tokens.touch(tokenId, new Date(now).toISOString()).catch(() => {});
+  }
+}

@@ -1,0 +1,172 @@
+import { ToolSettingsError, ToolportError, isToolportError } from '../core/errors.ts';
+import {
+  getDefaultToolSettings,
+  getSafeEffectiveToolSettings,
+  normalizeToolParameters,
+} from '../core/settings-policy.ts';
+import type { RegistryEntry, ToolSourceKind } from '../core/tool-registry.ts';
+import type {
+  ToolCategory,
+  ToolParameterDescriptor,
+  ToolParameters,
+  ToolportLogger,
+} from '../core/tool-types.ts';
+import {
+  toSettingsInput,
+  type StoredToolSettings,
+  type ToolSettingsRepository,
+} from '../persistence/repositories/tool-settings-repository.ts';
+import type { ToolCatalog } from './tool-catalog.ts';
+
+/** What GET /api/settings/tools returns per tool: enough for the UI to render its form (API-1, CORE-1). */
+export interface ToolSettingsDescriptor {
+  name: string;
+  title: string;
+  description: string;
+  category: ToolCategory;
+  source: ToolSourceKind;
+  enabled: boolean;
+  enabledByDefault: boolean;
+  canDisable: boolean;
+  /** Effective values: defaults < saved. */
+  parameters: ToolParameters;
+  parameterDescriptors: ToolParameterDescriptorView[];
+  /** When the user last saved settings for this tool, or null when they never did. */
+  updatedAt: string | null;
+}
+
+/** A descriptor as the API sends it (a mutable copy of the tool's metadata). */
+export type ToolParameterDescriptorView = Omit<ToolParameterDescriptor, 'allowedValues' | 'default'> & {
+  default: unknown;
+  allowedValues?: string[];
+};
+
+function toDescriptorView(descriptor: ToolParameterDescriptor): ToolParameterDescriptorView {
+  const { allowedValues, ...rest } = descriptor;
+  return allowedValues === undefined ? { ...rest } : { ...rest, allowedValues: [...allowedValues] };
+}
+
+/** `PUT /api/settings/tools/:toolName`. A parameter set to `null` goes back to its default. */
+export interface ToolSettingsUpdate {
+  enabled?: boolean;
+  parameters?: Record<string, unknown>;
+}
+
+export interface ToolSettingsServiceOptions {
+  repository: ToolSettingsRepository;
+  catalog: ToolCatalog;
+  logger?: ToolportLogger;
+}
+
+/** Seed "Arquitetura": the application layer between the routes and registry + policy + repository. */
+export class ToolSettingsService {
+  readonly #repository: ToolSettingsRepository;
+  readonly #catalog: ToolCatalog;
+  readonly #logger: ToolportLogger | undefined;
+
+  constructor(options: ToolSettingsServiceOptions) {
+    this.#repository = options.repository;
+    this.#catalog = options.catalog;
+    this.#logger = options.logger;
+  }
+
+  async list(userId: string): Promise<ToolSettingsDescriptor[]> {
+    const [entries, saved] = await Promise.all([
+      this.#catalog.listForUser(userId),
+      this.#repository.listForUser(userId),
+    ]);
+    return entries.map((entry) => this.#describe(entry, saved.get(entry.tool.definition.name)));
+  }
+
+  async get(userId: string, toolName: string): Promise<ToolSettingsDescriptor> {
+    const entry = await this.#find(userId, toolName);
+    return this.#describe(entry, await this.#repository.get(userId, toolName));
+  }
+
+  /**
+   * Validates the update strictly (422 `ToolSettingsError` naming the parameter), then merges it into the saved row
+   * atomically. Saved parameters are kept unless the update names them; stale saved values are never re-validated
+   * here — they are coerced at run time like any stored value.
+   */
+  async update(
+    userId: string,
+    toolName: string,
+    update: ToolSettingsUpdate,
+  ): Promise<ToolSettingsDescriptor> {
+    const entry = await this.#find(userId, toolName);
+    const { tool } = entry;
+    if (update.enabled === false && !tool.settings.canDisable) {
+      throw new ToolSettingsError(`${toolName} cannot be disabled.`, 'enabled');
+    }
+    const resets: string[] = [];
+    const changes: Record<string, unknown> = {};
+    for (const [name, value] of Object.entries(update.parameters ?? {})) {
+      if (value === null) resets.push(name);
+      else changes[name] = value;
+    }
+    let normalized: ToolParameters;
+    try {
+      normalized = normalizeToolParameters(tool, changes);
+      // Unknown names are refused for resets too.
+      normalizeToolParameters(
+        tool,
+        Object.fromEntries(resets.map((name) => [name, getDefaultToolSettings(tool).parameters[name]])),
+      );
+    } catch (error) {
+      if (isToolportError(error)) {
+        const parameter = typeof error.details?.parameter === 'string' ? error.details.parameter : undefined;
+        throw new ToolSettingsError(error.message, parameter, error);
+      }
+      throw error;
+    }
+    const stored = await this.#repository.update(userId, toolName, (current) => {
+      const parameters: Record<string, unknown> = { ...current?.parameters, ...normalized };
+      for (const name of resets) delete parameters[name];
+      const enabled = update.enabled ?? current?.enabled;
+      return enabled === undefined ? { parameters } : { enabled, parameters };
+    });
+    return this.#describe(entry, stored);
+  }
+
+  /** Forgets the user's saved settings for a tool: it is back to its defaults. */
+  async reset(userId: string, toolName: string): Promise<ToolSettingsDescriptor> {
+    const entry = await this.#find(userId, toolName);
+    await this.#repository.delete(userId, toolName);
+    return this.#describe(entry, undefined);
+  }
+
+  async #find(userId: string, toolName: string): Promise<RegistryEntry> {
+    const entry = (await this.#catalog.listForUser(userId)).find(
+      (candidate) => candidate.tool.definition.name === toolName,
+    );
+    if (entry === undefined) {
+      throw new ToolportError('not_found', `Unknown tool ${JSON.stringify(toolName)}.`, {
+        details: { toolName },
+      });
+    }
+    return entry;
+  }
+
+  #describe(entry: RegistryEntry, saved: StoredToolSettings | undefined): ToolSettingsDescriptor {
+    const { tool, source } = entry;
+    const effective = getSafeEffectiveToolSettings(
+      tool,
+      saved === undefined ? undefined : toSettingsInput(saved),
+      undefined,
+      this.#logger,
+    );
+    return {
+      name: tool.definition.name,
+      title: tool.settings.title,
+      description: tool.settings.description,
+      category: tool.settings.category,
+      source: source.kind,
+      enabled: effective.enabled,
+      enabledByDefault: tool.settings.enabledByDefault,
+      canDisable: tool.settings.canDisable,
+      parameters: effective.parameters,
+      parameterDescriptors: tool.settings.parameterDescriptors.map(toDescriptorView),
+      updatedAt: saved?.updatedAt ?? null,
+    };
+  }
+}

@@ -1,0 +1,66 @@
+import type { ToolRegistry } from '../core/tool-registry.ts';
+import type { OutboundHttpClient, ToolportLogger } from '../core/tool-types.ts';
+import type { ToolportDatabase } from '../persistence/database.ts';
+import { createRepositories, type Repositories } from '../persistence/repositories.ts';
+import { SecretCipher } from '../secrets/secret-cipher.ts';
+import { ApiTokenService } from './api-token-service.ts';
+import { ChatService } from './chat-service.ts';
+import { SecretService } from './secret-service.ts';
+import { createToolCatalog, type ToolCatalog, type UserToolSource } from './tool-catalog.ts';
+import { ToolRuntimeService } from './tool-runtime-service.ts';
+import { ToolSettingsService } from './tool-settings-service.ts';
+
+export interface ToolportServicesOptions {
+  database: ToolportDatabase;
+  registry: ToolRegistry;
+  /** 32-byte AES key (secrets/secret-key.ts). */
+  secretKey: Buffer;
+  /** Per-user tool sources (MCP servers, HTTP/agent tool rows) added by later features. */
+  toolSources?: readonly UserToolSource[];
+  http?: OutboundHttpClient;
+  logger?: ToolportLogger;
+}
+
+/** Everything the HTTP routes, the CLI and later the agent loop call, wired once over one database. */
+export interface ToolportServices {
+  readonly database: ToolportDatabase;
+  readonly repositories: Repositories;
+  readonly catalog: ToolCatalog;
+  readonly tokens: ApiTokenService;
+  readonly toolSettings: ToolSettingsService;
+  readonly toolRuntime: ToolRuntimeService;
+  readonly secrets: SecretService;
+  readonly chats: ChatService;
+  /** Waits for background audit inserts; the caller closes the database. */
+  flush(): Promise<void>;
+}
+
+export function createToolportServices(options: ToolportServicesOptions): ToolportServices {
+  const repositories = createRepositories(options.database, options.logger);
+  const catalog = createToolCatalog(options.registry, options.toolSources);
+  const secrets = new SecretService(repositories.secrets, new SecretCipher(options.secretKey));
+  return {
+    database: options.database,
+    repositories,
+    catalog,
+    tokens: new ApiTokenService(repositories.users, repositories.apiTokens),
+    toolSettings: new ToolSettingsService({
+      repository: repositories.toolSettings,
+      catalog,
+      logger: options.logger,
+    }),
+    toolRuntime: new ToolRuntimeService({
+      catalog,
+      toolSettings: repositories.toolSettings,
+      agents: repositories.agents,
+      secrets,
+      recorder: repositories.toolExecutions,
+      freshnessLedger: repositories.freshnessLedger,
+      http: options.http,
+      logger: options.logger,
+    }),
+    secrets,
+    chats: new ChatService(repositories.chats, repositories.freshnessLedger),
+    flush: () => repositories.toolExecutions.flush(),
+  };
+}
