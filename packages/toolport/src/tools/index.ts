@@ -1,13 +1,17 @@
 import { defaultToolRegistry, type ToolRegistry } from '../core/tool-registry.ts';
 import type { RegisteredTool } from '../core/tool-types.ts';
+import { editFileTool } from './edit-file.ts';
 import { getCurrentDatetimeTool } from './get-current-datetime.ts';
+import { listDirectoryTool } from './list-directory.ts';
+import { readFileTool } from './read-file.ts';
+import { writeFileTool } from './write-file.ts';
 
 /**
  * The one place built-ins are registered (STYLE "tools/"). Tools whose availability depends on the machine (shells)
  * decide inside their own module and contribute only when available.
  */
 export function listBuiltinTools(): RegisteredTool[] {
-  return [getCurrentDatetimeTool];
+  return [getCurrentDatetimeTool, readFileTool, writeFileTool, editFileTool, listDirectoryTool];
 }
 
 const registered = new WeakSet<ToolRegistry>();
