@@ -2,6 +2,8 @@ import { defaultToolRegistry, type ToolRegistry } from '../core/tool-registry.ts
 import type { RegisteredTool } from '../core/tool-types.ts';
 import { editFileTool } from './edit-file.ts';
 import { getCurrentDatetimeTool } from './get-current-datetime.ts';
+import { globTool } from './glob.ts';
+import { grepTool } from './grep.ts';
 import { listDirectoryTool } from './list-directory.ts';
 import { readFileTool } from './read-file.ts';
 import { writeFileTool } from './write-file.ts';
@@ -11,7 +13,15 @@ import { writeFileTool } from './write-file.ts';
  * decide inside their own module and contribute only when available.
  */
 export function listBuiltinTools(): RegisteredTool[] {
-  return [getCurrentDatetimeTool, readFileTool, writeFileTool, editFileTool, listDirectoryTool];
+  return [
+    getCurrentDatetimeTool,
+    readFileTool,
+    writeFileTool,
+    editFileTool,
+    listDirectoryTool,
+    globTool,
+    grepTool,
+  ];
 }
 
 const registered = new WeakSet<ToolRegistry>();

@@ -1,0 +1,83 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createFsHarness,
+  errorOf,
+  makeTemporaryDirectory,
+  removeDirectory,
+  resultOf,
+} from '../../test/support/fs-harness.ts';
+import type { GrepResult } from '../tools/grep.ts';
+import { closeScanWorkers, runScan, type ScanJobTemplate } from './scan-pool.ts';
+
+let work: string;
+
+beforeAll(async () => {
+  work = await makeTemporaryDirectory('toolport-scan-');
+  await mkdir(join(work, 'tree'));
+  await writeFile(join(work, 'tree', 'a-fine.txt'), 'aaaa\n');
+  // ^(a+)+$ against many a's and a final "!" backtracks exponentially: it never finishes on its own.
+  await writeFile(join(work, 'tree', 'b-evil.txt'), `${'a'.repeat(40)}!\n`);
+});
+
+afterAll(async () => {
+  await closeScanWorkers();
+  await removeDirectory(work);
+});
+
+const catastrophicJob = (root: string): ScanJobTemplate => ({
+  kind: 'grep',
+  root,
+  isFile: false,
+  fileName: '',
+  regexSource: '^(a+)+$',
+  regexFlags: '',
+  fileGlob: undefined,
+  includeDotfiles: false,
+  keepDotEntries: false,
+  deniedRoots: [],
+  maxResults: 100,
+  maxFileSizeBytes: 1024 * 1024,
+  maxMatchesPerFile: 20,
+});
+
+describe('FS-5 grep under a time budget', () => {
+  it('returns what was found with a time_budget stop when a catastrophic regex hangs a worker', async () => {
+    for (const partitions of [1, 2]) {
+      const scan = await runScan<[string, number, string]>(catastrophicJob(join(work, 'tree')), partitions, {
+        deadlineMs: 300,
+      });
+      expect(scan.stopReason).toBe('time_budget');
+      expect(scan.items).toContainEqual(['a-fine.txt', 1, 'aaaa']);
+    }
+  });
+
+  it('stops a hung scan when the caller aborts', async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 200);
+    const scan = await runScan(catastrophicJob(join(work, 'tree')), 2, {
+      deadlineMs: 60_000,
+      signal: controller.signal,
+    });
+    expect(scan.stopReason).toBe('aborted');
+  });
+
+  it('reports a cancelled grep call as aborted, not as a timeout', async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 200);
+    const outcome = await createFsHarness({ workingDirectory: work }).run(
+      'grep',
+      { pattern: '^(a+)+$', path: 'tree' },
+      { signal: controller.signal },
+    );
+    expect(errorOf(outcome).code).toBe('aborted');
+  });
+
+  it('keeps working after a worker was terminated', async () => {
+    const result = resultOf<GrepResult>(
+      await createFsHarness({ workingDirectory: work }).run('grep', { pattern: 'aaaa$', path: 'tree' }),
+    );
+    expect(result.matches).toEqual([{ file: 'tree/a-fine.txt', line: 1, text: 'aaaa' }]);
+  });
+});

@@ -1,0 +1,223 @@
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import {
+  SHARED_SLOTS,
+  SHARED_STOP,
+  STOP_LIMIT,
+  STOP_REQUESTED,
+  type GlobJob,
+  type GrepJob,
+  type ScanStats,
+  type WorkerMessage,
+} from './scan-protocol.ts';
+
+/**
+ * Runs grep/glob scans in worker threads (SPEC FS-4/FS-5) and keeps a few warm workers between calls, so a small
+ * search does not pay a worker start-up. A scan stops cooperatively (shared stop flag) at the result limit or the
+ * deadline; a worker that does not stop within a short grace (a regex stuck in one exec) is terminated, and the call
+ * returns what was found so far.
+ */
+
+// The worker is a file next to this module: .ts when running from src, .js from dist (AGENTS.md).
+const WORKER_URL = new URL(
+  import.meta.url.endsWith('.ts') ? './scan-worker.ts' : './scan-worker.js',
+  import.meta.url,
+);
+const MAX_IDLE_WORKERS = 4;
+const IDLE_WORKER_TTL_MS = 60_000;
+/** How long a worker asked to stop may take before it is terminated. */
+export const STOP_GRACE_MS = 150;
+
+export type ScanStopReason = 'max_results' | 'time_budget' | 'aborted';
+
+export interface ScanRunResult<TItem> {
+  items: TItem[];
+  stats: ScanStats;
+  /** Why the scan stopped early, when it did. */
+  stopReason: ScanStopReason | undefined;
+}
+
+export interface ScanRunOptions {
+  /** The scan returns what it found after this many milliseconds. */
+  deadlineMs: number;
+  signal?: AbortSignal;
+}
+
+export type ScanJobTemplate =
+  Omit<GlobJob, 'jobId' | 'shared'> | Omit<GrepJob, 'jobId' | 'shared' | 'partitionIndex' | 'partitionCount'>;
+
+interface IdleWorker {
+  worker: Worker;
+  timer: NodeJS.Timeout;
+}
+
+const idleWorkers: IdleWorker[] = [];
+let nextJobId = 1;
+
+function spawnWorker(): Worker {
+  // Node 22 before 22.18 strips types only behind a flag; the dist build runs .js and needs nothing.
+  const typescript = (process.features as { typescript?: unknown }).typescript;
+  const needsFlag = WORKER_URL.pathname.endsWith('.ts') && (typescript === undefined || typescript === false);
+  return new Worker(
+    WORKER_URL,
+    needsFlag ? { execArgv: [...process.execArgv, '--experimental-strip-types'] } : {},
+  );
+}
+
+function acquireWorker(): Worker {
+  const idle = idleWorkers.pop();
+  if (idle !== undefined) {
+    clearTimeout(idle.timer);
+    idle.worker.ref();
+    return idle.worker;
+  }
+  return spawnWorker();
+}
+
+function releaseWorker(worker: Worker): void {
+  if (idleWorkers.length >= MAX_IDLE_WORKERS) {
+    void worker.terminate();
+    return;
+  }
+  worker.unref();
+  const timer = setTimeout(() => {
+    const index = idleWorkers.findIndex((entry) => entry.worker === worker);
+    if (index !== -1) idleWorkers.splice(index, 1);
+    void worker.terminate();
+  }, IDLE_WORKER_TTL_MS);
+  timer.unref();
+  idleWorkers.push({ worker, timer });
+}
+
+/** Terminates the warm workers (tests, graceful shutdown). */
+export async function closeScanWorkers(): Promise<void> {
+  const workers = idleWorkers.splice(0);
+  await Promise.all(
+    workers.map(({ worker, timer }) => {
+      clearTimeout(timer);
+      return worker.terminate();
+    }),
+  );
+}
+
+/** How many workers a grep of a directory uses: the cores, at most 4. */
+export function defaultGrepParallelism(): number {
+  return Math.max(1, Math.min(4, availableParallelism()));
+}
+
+function emptyStats(): ScanStats {
+  return {
+    filesScanned: 0,
+    filesMatched: 0,
+    skippedBinary: 0,
+    skippedTooLarge: 0,
+    skippedUnreadable: 0,
+    filesCappedPerFile: 0,
+    directoriesWalked: 0,
+  };
+}
+
+function addStats(total: ScanStats, part: ScanStats): void {
+  for (const key of Object.keys(total) as (keyof ScanStats)[]) total[key] += part[key];
+}
+
+/** Runs `template` on `partitions` workers (grep) or one (glob) and collects their items. */
+export function runScan<TItem>(
+  template: ScanJobTemplate,
+  partitions: number,
+  options: ScanRunOptions,
+): Promise<ScanRunResult<TItem>> {
+  return new Promise((resolve, reject) => {
+    const shared = new SharedArrayBuffer(SHARED_SLOTS * Int32Array.BYTES_PER_ELEMENT);
+    const flags = new Int32Array(shared);
+    const items: TItem[] = [];
+    const stats = emptyStats();
+    let stopReason: ScanStopReason | undefined;
+    let settled = false;
+    let graceTimer: NodeJS.Timeout | undefined;
+    const running = new Map<Worker, () => void>();
+
+    const settle = (error?: Error): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadlineTimer);
+      clearTimeout(graceTimer);
+      options.signal?.removeEventListener('abort', onAbort);
+      // Whatever has not finished by now is stuck or no longer wanted: it is terminated, not returned to the pool.
+      for (const [worker, detach] of running) {
+        detach();
+        void worker.terminate();
+      }
+      running.clear();
+      if (error !== undefined) {
+        reject(error);
+        return;
+      }
+      if (stopReason === undefined && Atomics.load(flags, SHARED_STOP) === STOP_LIMIT)
+        stopReason = 'max_results';
+      resolve({ items, stats, stopReason });
+    };
+
+    const requestStop = (reason: ScanStopReason): void => {
+      stopReason ??= reason;
+      Atomics.store(flags, SHARED_STOP, STOP_REQUESTED);
+      graceTimer ??= setTimeout(() => settle(), STOP_GRACE_MS);
+    };
+
+    const onAbort = (): void => {
+      stopReason = 'aborted';
+      settle();
+    };
+
+    const deadlineTimer = setTimeout(() => requestStop('time_budget'), Math.max(0, options.deadlineMs));
+
+    for (let partitionIndex = 0; partitionIndex < partitions; partitionIndex += 1) {
+      const worker = acquireWorker();
+      const jobId = nextJobId++;
+      const onMessage = (message: WorkerMessage): void => {
+        if (message.jobId !== jobId || settled) return;
+        if (message.type === 'batch') {
+          for (const item of message.items) items.push(item as TItem);
+          return;
+        }
+        detach();
+        running.delete(worker);
+        if (message.type === 'error') {
+          releaseWorker(worker);
+          settle(new Error(`The scan failed: ${message.message}`));
+          return;
+        }
+        addStats(stats, message.stats);
+        releaseWorker(worker);
+        if (running.size === 0) settle();
+      };
+      const onError = (error: Error): void => {
+        detach();
+        running.delete(worker);
+        settle(error);
+      };
+      const onExit = (code: number): void => {
+        detach();
+        running.delete(worker);
+        settle(new Error(`The scan worker exited unexpectedly (code ${code}).`));
+      };
+      const detach = (): void => {
+        worker.off('message', onMessage);
+        worker.off('error', onError);
+        worker.off('exit', onExit);
+      };
+      worker.on('message', onMessage);
+      worker.on('error', onError);
+      worker.on('exit', onExit);
+      running.set(worker, detach);
+      const job =
+        template.kind === 'grep'
+          ? { ...template, jobId, shared, partitionIndex, partitionCount: partitions }
+          : { ...template, jobId, shared };
+      worker.postMessage(job);
+    }
+
+    if (options.signal?.aborted) onAbort();
+    else options.signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

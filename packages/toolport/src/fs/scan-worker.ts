@@ -1,0 +1,285 @@
+/**
+ * The grep/glob scanner, run in a worker thread (SPEC FS-4/FS-5): a scan never blocks the server's event loop, and a
+ * catastrophic regex stuck inside one `exec` can be stopped by terminating the worker at the time budget. The scan is
+ * synchronous on purpose: it owns its thread, sync fs calls are the fastest way to walk and read a warm tree, and
+ * cooperative stopping goes through a SharedArrayBuffer the main thread writes (no message can arrive mid-scan).
+ *
+ * Loaded by URL: `scan-worker.ts` under src (Node type stripping), `scan-worker.js` in dist (AGENTS.md).
+ */
+import { closeSync, fstatSync, openSync, readSync, readdirSync, type Dirent } from 'node:fs';
+import { parentPort } from 'node:worker_threads';
+import picomatch from 'picomatch';
+import { looksBinary } from './binary-detection.ts';
+import {
+  SHARED_RESULT_COUNT,
+  SHARED_STOP,
+  STOP_LIMIT,
+  type GlobJob,
+  type GrepJob,
+  type ScanJob,
+  type ScanStats,
+  type WorkerMessage,
+} from './scan-protocol.ts';
+
+const FLUSH_EVERY_ITEMS = 256;
+const FLUSH_EVERY_MS = 40;
+/** A matched line longer than this is shown as a window around the match. */
+const MAX_MATCH_TEXT_CHARACTERS = 500;
+
+function compareDirents(left: Dirent, right: Dirent): number {
+  return left.name < right.name ? -1 : left.name > right.name ? 1 : 0;
+}
+
+class Scanner {
+  readonly #job: ScanJob;
+  readonly #shared: Int32Array;
+  readonly #stats: ScanStats = {
+    filesScanned: 0,
+    filesMatched: 0,
+    skippedBinary: 0,
+    skippedTooLarge: 0,
+    skippedUnreadable: 0,
+    filesCappedPerFile: 0,
+    directoriesWalked: 0,
+  };
+  #pending: unknown[] = [];
+  #lastFlush = performance.now();
+
+  constructor(job: ScanJob) {
+    this.#job = job;
+    this.#shared = new Int32Array(job.shared);
+  }
+
+  get pendingCount(): number {
+    return this.#pending.length;
+  }
+
+  get stats(): ScanStats {
+    return this.#stats;
+  }
+
+  stopped(): boolean {
+    return Atomics.load(this.#shared, SHARED_STOP) !== 0;
+  }
+
+  /** Reserves one result slot across every worker of the call; false (and a global stop) once the limit is hit. */
+  reserve(): boolean {
+    if (Atomics.add(this.#shared, SHARED_RESULT_COUNT, 1) >= this.#job.maxResults) {
+      Atomics.compareExchange(this.#shared, SHARED_STOP, 0, STOP_LIMIT);
+      return false;
+    }
+    return true;
+  }
+
+  emit(item: unknown): void {
+    this.#pending.push(item);
+    if (this.#pending.length >= FLUSH_EVERY_ITEMS) this.flush();
+  }
+
+  maybeFlush(): void {
+    if (this.#pending.length > 0 && performance.now() - this.#lastFlush >= FLUSH_EVERY_MS) this.flush();
+  }
+
+  flush(): void {
+    this.#lastFlush = performance.now();
+    if (this.#pending.length === 0) return;
+    const message: WorkerMessage = { type: 'batch', jobId: this.#job.jobId, items: this.#pending };
+    parentPort!.postMessage(message);
+    this.#pending = [];
+  }
+
+  isDenied(absolutePath: string): boolean {
+    for (const root of this.#job.deniedRoots) {
+      if (absolutePath === root || absolutePath.startsWith(root.endsWith('/') ? root : `${root}/`))
+        return true;
+    }
+    return false;
+  }
+
+  /**
+   * Depth-first walk below `root` without following symlinks. Calls `onEntry` with the path relative to `root` (with
+   * `/` separators) for each entry; a `false` return from `descend` prunes a directory.
+   */
+  walk(
+    root: string,
+    onEntry: (relativePath: string, name: string, dirent: Dirent) => void,
+    descend: (relativePath: string, name: string) => boolean,
+  ): void {
+    const rootPrefix = root.endsWith('/') ? root : `${root}/`;
+    const stack: string[] = [''];
+    while (stack.length > 0) {
+      if (this.stopped()) return;
+      const relativeDirectory = stack.pop()!;
+      const absoluteDirectory = relativeDirectory === '' ? root : rootPrefix + relativeDirectory;
+      let entries: Dirent[];
+      try {
+        entries = readdirSync(absoluteDirectory, { withFileTypes: true });
+      } catch {
+        this.#stats.skippedUnreadable += 1;
+        continue;
+      }
+      this.#stats.directoriesWalked += 1;
+      // Sorted walk: the same call returns the same first N results, and every worker sees the same file order.
+      entries.sort(compareDirents);
+      const subdirectories: string[] = [];
+      for (const dirent of entries) {
+        const name = dirent.name;
+        if (!this.#job.includeDotfiles && !this.#job.keepDotEntries && name.charCodeAt(0) === 46 /* . */)
+          continue;
+        const relativePath = relativeDirectory === '' ? name : `${relativeDirectory}/${name}`;
+        if (this.#job.deniedRoots.length > 0 && this.isDenied(rootPrefix + relativePath)) continue;
+        onEntry(relativePath, name, dirent);
+        if (this.stopped()) return;
+        if (dirent.isDirectory() && descend(relativePath, name)) subdirectories.push(relativePath);
+      }
+      // Reverse so the walk visits subdirectories in readdir order (the stack pops the last one first).
+      for (let index = subdirectories.length - 1; index >= 0; index -= 1) stack.push(subdirectories[index]!);
+      this.maybeFlush();
+    }
+  }
+}
+
+function runGlob(job: GlobJob, scanner: Scanner): void {
+  const matcher = picomatch(job.pattern, { dot: job.includeDotfiles });
+  scanner.walk(
+    job.root,
+    (relativePath) => {
+      if (matcher(relativePath) && scanner.reserve()) scanner.emit(relativePath);
+    },
+    () => true,
+  );
+}
+
+function clipLine(line: string, matchOffset: number): string {
+  if (line.length <= MAX_MATCH_TEXT_CHARACTERS) return line;
+  const start = Math.max(0, Math.min(matchOffset - 100, line.length - MAX_MATCH_TEXT_CHARACTERS));
+  const clipped = line.slice(start, start + MAX_MATCH_TEXT_CHARACTERS);
+  return `${start > 0 ? '…' : ''}${clipped}${start + MAX_MATCH_TEXT_CHARACTERS < line.length ? '…' : ''}`;
+}
+
+function runGrep(job: GrepJob, scanner: Scanner): void {
+  // The whole-file test (flag m, so ^ and $ work per line) rejects most files in one pass; lines are only split in
+  // files that match somewhere, and a match spanning lines is confirmed against its line alone (grep is per line).
+  const wholeFile = new RegExp(job.regexSource, `${job.regexFlags}m`);
+  const global = new RegExp(job.regexSource, `${job.regexFlags}gm`);
+  const perLine = new RegExp(job.regexSource, job.regexFlags);
+  const fileFilter =
+    job.fileGlob === undefined
+      ? undefined
+      : picomatch(job.fileGlob, { dot: job.includeDotfiles, basename: !job.fileGlob.includes('/') });
+  const buffer = Buffer.allocUnsafe(job.maxFileSizeBytes + 1);
+  const stats = scanner.stats;
+
+  const searchFile = (absolutePath: string, relativePath: string): void => {
+    let descriptor: number;
+    try {
+      descriptor = openSync(absolutePath, 'r');
+    } catch {
+      stats.skippedUnreadable += 1;
+      return;
+    }
+    let length = 0;
+    try {
+      if (fstatSync(descriptor).size > job.maxFileSizeBytes) {
+        stats.skippedTooLarge += 1;
+        return;
+      }
+      // The cap is on what the descriptor delivers, as in read_file: a file growing while read is skipped.
+      for (;;) {
+        const bytesRead = readSync(descriptor, buffer, length, buffer.length - length, length);
+        if (bytesRead === 0) break;
+        length += bytesRead;
+        if (length > job.maxFileSizeBytes) {
+          stats.skippedTooLarge += 1;
+          return;
+        }
+      }
+    } catch {
+      stats.skippedUnreadable += 1;
+      return;
+    } finally {
+      closeSync(descriptor);
+    }
+    if (looksBinary(buffer, length)) {
+      stats.skippedBinary += 1;
+      return;
+    }
+    stats.filesScanned += 1;
+    const text = buffer.toString('utf8', 0, length);
+    if (!wholeFile.test(text)) return;
+    let matchesInFile = 0;
+    let lineNumber = 1;
+    let counted = 0;
+    global.lastIndex = 0;
+    for (let match = global.exec(text); match !== null; match = global.exec(text)) {
+      const index = match.index;
+      // With flag m, ^ also matches after the file's final newline: that empty "line" does not exist.
+      if (index === text.length && index > 0 && text.charCodeAt(index - 1) === 10) break;
+      const lineStart = index === 0 ? 0 : text.lastIndexOf('\n', index - 1) + 1;
+      let lineEnd = text.indexOf('\n', index);
+      if (lineEnd === -1) lineEnd = text.length;
+      let line = text.slice(lineStart, lineEnd);
+      if (index + match[0].length > lineEnd && !perLine.test(line)) {
+        global.lastIndex = index + 1;
+        continue;
+      }
+      if (matchesInFile === job.maxMatchesPerFile) {
+        stats.filesCappedPerFile += 1;
+        break;
+      }
+      for (let position = text.indexOf('\n', counted); position !== -1 && position < lineStart;) {
+        lineNumber += 1;
+        position = text.indexOf('\n', position + 1);
+      }
+      counted = lineStart;
+      if (line.endsWith('\r')) line = line.slice(0, -1);
+      if (!scanner.reserve()) return;
+      if (matchesInFile === 0) stats.filesMatched += 1;
+      matchesInFile += 1;
+      scanner.emit([relativePath, lineNumber, clipLine(line, index - lineStart)]);
+      global.lastIndex = lineEnd + 1;
+      if (lineEnd >= text.length) break;
+    }
+  };
+
+  if (job.isFile) {
+    searchFile(job.root, job.fileName);
+    return;
+  }
+  const rootPrefix = job.root.endsWith('/') ? job.root : `${job.root}/`;
+  let fileIndex = -1;
+  scanner.walk(
+    job.root,
+    (relativePath, _name, dirent) => {
+      if (!dirent.isFile()) return;
+      if (fileFilter !== undefined && !fileFilter(relativePath)) return;
+      fileIndex += 1;
+      // Every worker of the call walks the same tree in the same order and takes every Nth file.
+      if (fileIndex % job.partitionCount !== job.partitionIndex) return;
+      const before = scanner.pendingCount;
+      searchFile(rootPrefix + relativePath, relativePath);
+      // A file's matches go out at once: if the next file hangs the regex, they survive the worker's termination.
+      if (scanner.pendingCount > before) scanner.flush();
+    },
+    () => true,
+  );
+}
+
+parentPort!.on('message', (job: ScanJob) => {
+  const scanner = new Scanner(job);
+  try {
+    if (job.kind === 'glob') runGlob(job, scanner);
+    else runGrep(job, scanner);
+    scanner.flush();
+    const done: WorkerMessage = { type: 'done', jobId: job.jobId, stats: scanner.stats };
+    parentPort!.postMessage(done);
+  } catch (error) {
+    scanner.flush();
+    const failed: WorkerMessage = {
+      type: 'error',
+      jobId: job.jobId,
+      message: error instanceof Error ? error.message : String(error),
+    };
+    parentPort!.postMessage(failed);
+  }
+});
