@@ -73,7 +73,9 @@ export async function getCliFreshnessDirectory(env: NodeJS.ProcessEnv): Promise<
   await mkdir(base, { recursive: true, mode: 0o700 });
   const stats = await lstat(base);
   if (!stats.isDirectory() || (uid !== undefined && stats.uid !== uid)) {
-    throw new Error(`${base} is not a directory owned by this user; set TOOLPORT_STATE_DIR to a private directory.`);
+    throw new Error(
+      `${base} is not a directory owned by this user; set TOOLPORT_STATE_DIR to a private directory.`,
+    );
   }
   return join(base, 'freshness');
 }
