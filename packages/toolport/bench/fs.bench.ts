@@ -194,7 +194,6 @@ if (fd === undefined) {
         deniedRoots: [],
         maxResults: Number.MAX_SAFE_INTEGER,
       },
-      1,
       { deadlineMs: 600_000 },
     );
   const globOurs = await measure(fullWalk);

@@ -9,7 +9,7 @@ import {
   resultOf,
 } from '../../test/support/fs-harness.ts';
 import type { GrepResult } from '../tools/grep.ts';
-import { closeScanWorkers, runScan, type ScanJobTemplate } from './scan-pool.ts';
+import { closeScanWorkers, runScan, type GrepJobTemplate } from './scan-pool.ts';
 
 let work: string;
 
@@ -26,13 +26,14 @@ afterAll(async () => {
   await removeDirectory(work);
 });
 
-const catastrophicJob = (root: string): ScanJobTemplate => ({
+const catastrophicJob = (root: string): GrepJobTemplate => ({
   kind: 'grep',
   root,
   isFile: false,
   fileName: '',
   regexSource: '^(a+)+$',
   regexFlags: '',
+  requiredLiteral: undefined,
   fileGlob: undefined,
   includeDotfiles: false,
   keepDotEntries: false,
@@ -42,11 +43,33 @@ const catastrophicJob = (root: string): ScanJobTemplate => ({
   maxMatchesPerFile: 20,
 });
 
+describe('FS-5 grep in parallel', () => {
+  it('splits the files between the lead and a helper without losing or repeating any', async () => {
+    const tree = join(work, 'many');
+    for (let directory = 0; directory < 30; directory += 1) {
+      await mkdir(join(tree, `d${directory}`), { recursive: true });
+      for (let file = 0; file < 40; file += 1) {
+        await writeFile(join(tree, `d${directory}`, `f${file}.txt`), `x\nhit ${directory}/${file}\n`);
+      }
+    }
+    const scan = await runScan<[string, number, string]>(
+      { ...catastrophicJob(tree), regexSource: '^hit', maxResults: 5000, maxMatchesPerFile: 1 },
+      { deadlineMs: 60_000, parallelism: 2, helperDelayMs: 0 },
+    );
+    expect(scan.workers).toBe(2);
+    expect(scan.stopReason).toBeUndefined();
+    expect(scan.items).toHaveLength(1200);
+    expect(new Set(scan.items.map(([file]) => file)).size).toBe(1200);
+    expect(scan.stats.filesScanned).toBe(1200);
+  });
+});
+
 describe('FS-5 grep under a time budget', () => {
   it('returns what was found with a time_budget stop when a catastrophic regex hangs a worker', async () => {
-    for (const partitions of [1, 2]) {
-      const scan = await runScan<[string, number, string]>(catastrophicJob(join(work, 'tree')), partitions, {
+    for (const parallelism of [1, 2]) {
+      const scan = await runScan<[string, number, string]>(catastrophicJob(join(work, 'tree')), {
         deadlineMs: 300,
+        parallelism,
       });
       expect(scan.stopReason).toBe('time_budget');
       expect(scan.items).toContainEqual(['a-fine.txt', 1, 'aaaa']);
@@ -56,7 +79,8 @@ describe('FS-5 grep under a time budget', () => {
   it('stops a hung scan when the caller aborts', async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 200);
-    const scan = await runScan(catastrophicJob(join(work, 'tree')), 2, {
+    const scan = await runScan(catastrophicJob(join(work, 'tree')), {
+      parallelism: 2,
       deadlineMs: 60_000,
       signal: controller.signal,
     });

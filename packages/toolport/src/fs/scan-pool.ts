@@ -7,6 +7,7 @@ import {
   STOP_REQUESTED,
   type GlobJob,
   type GrepJob,
+  type ScanJob,
   type ScanStats,
   type WorkerMessage,
 } from './scan-protocol.ts';
@@ -35,16 +36,25 @@ export interface ScanRunResult<TItem> {
   stats: ScanStats;
   /** Why the scan stopped early, when it did. */
   stopReason: ScanStopReason | undefined;
+  /** Workers that took part (a grep's helper joins only when the scan is not over quickly). */
+  workers: number;
 }
 
 export interface ScanRunOptions {
   /** The scan returns what it found after this many milliseconds. */
   deadlineMs: number;
   signal?: AbortSignal;
+  /** Workers a directory grep may use (a lead, then one helper if the scan is not over quickly). Default: cores. */
+  parallelism?: number;
+  /** Overrides HELPER_DELAY_MS (tests force the split with 0). */
+  helperDelayMs?: number;
 }
 
-export type ScanJobTemplate =
-  Omit<GlobJob, 'jobId' | 'shared'> | Omit<GrepJob, 'jobId' | 'shared' | 'partitionIndex' | 'partitionCount'>;
+/** A directory grep still running after this long gets a helper worker. */
+export const HELPER_DELAY_MS = 25;
+
+export type GrepJobTemplate = Omit<GrepJob, 'jobId' | 'shared' | 'role'>;
+export type ScanJobTemplate = Omit<GlobJob, 'jobId' | 'shared'> | GrepJobTemplate;
 
 interface IdleWorker {
   worker: Worker;
@@ -121,10 +131,9 @@ function addStats(total: ScanStats, part: ScanStats): void {
   for (const key of Object.keys(total) as (keyof ScanStats)[]) total[key] += part[key];
 }
 
-/** Runs `template` on `partitions` workers (grep) or one (glob) and collects their items. */
+/** Runs a glob on one worker, or a grep on a lead worker plus a helper when it is not over quickly. */
 export function runScan<TItem>(
   template: ScanJobTemplate,
-  partitions: number,
   options: ScanRunOptions,
 ): Promise<ScanRunResult<TItem>> {
   return new Promise((resolve, reject) => {
@@ -135,6 +144,7 @@ export function runScan<TItem>(
     let stopReason: ScanStopReason | undefined;
     let settled = false;
     let graceTimer: NodeJS.Timeout | undefined;
+    let helperTimer: NodeJS.Timeout | undefined;
     const running = new Map<Worker, () => void>();
 
     const settle = (error?: Error): void => {
@@ -142,6 +152,7 @@ export function runScan<TItem>(
       settled = true;
       clearTimeout(deadlineTimer);
       clearTimeout(graceTimer);
+      clearTimeout(helperTimer);
       options.signal?.removeEventListener('abort', onAbort);
       // Whatever has not finished by now is stuck or no longer wanted: it is terminated, not returned to the pool.
       for (const [worker, detach] of running) {
@@ -155,7 +166,7 @@ export function runScan<TItem>(
       }
       if (stopReason === undefined && Atomics.load(flags, SHARED_STOP) === STOP_LIMIT)
         stopReason = 'max_results';
-      resolve({ items, stats, stopReason });
+      resolve({ items, stats, stopReason, workers });
     };
 
     const requestStop = (reason: ScanStopReason): void => {
@@ -171,9 +182,11 @@ export function runScan<TItem>(
 
     const deadlineTimer = setTimeout(() => requestStop('time_budget'), Math.max(0, options.deadlineMs));
 
-    for (let partitionIndex = 0; partitionIndex < partitions; partitionIndex += 1) {
+    let workers = 0;
+    const start = (job: ScanJob): void => {
+      workers += 1;
       const worker = acquireWorker();
-      const jobId = nextJobId++;
+      const jobId = job.jobId;
       const onMessage = (message: WorkerMessage): void => {
         if (message.jobId !== jobId || settled) return;
         if (message.type === 'batch') {
@@ -210,11 +223,22 @@ export function runScan<TItem>(
       worker.on('error', onError);
       worker.on('exit', onExit);
       running.set(worker, detach);
-      const job =
-        template.kind === 'grep'
-          ? { ...template, jobId, shared, partitionIndex, partitionCount: partitions }
-          : { ...template, jobId, shared };
       worker.postMessage(job);
+    };
+
+    const parallelism = options.parallelism ?? defaultGrepParallelism();
+    if (template.kind === 'grep') {
+      const withHelper = !template.isFile && parallelism > 1;
+      start({ ...template, jobId: nextJobId++, shared, role: withHelper ? 'lead' : 'single' });
+      if (withHelper) {
+        helperTimer = setTimeout(() => {
+          if (!settled && Atomics.load(flags, SHARED_STOP) === 0) {
+            start({ ...template, jobId: nextJobId++, shared, role: 'helper' });
+          }
+        }, options.helperDelayMs ?? HELPER_DELAY_MS);
+      }
+    } else {
+      start({ ...template, jobId: nextJobId++, shared });
     }
 
     if (options.signal?.aborted) onAbort();

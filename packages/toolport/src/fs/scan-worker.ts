@@ -11,8 +11,12 @@ import { parentPort } from 'node:worker_threads';
 import picomatch from 'picomatch';
 import { looksBinary } from './binary-detection.ts';
 import {
+  NO_SPLIT,
+  SHARED_HELPER_READY,
   SHARED_RESULT_COUNT,
+  SHARED_SPLIT_INDEX,
   SHARED_STOP,
+  SPLIT_NEVER,
   STOP_LIMIT,
   type GlobJob,
   type GrepJob,
@@ -168,6 +172,7 @@ function runGrep(job: GrepJob, scanner: Scanner): void {
       ? undefined
       : picomatch(job.fileGlob, { dot: job.includeDotfiles, basename: !job.fileGlob.includes('/') });
   const buffer = Buffer.allocUnsafe(job.maxFileSizeBytes + 1);
+  const literal = job.requiredLiteral === undefined ? undefined : Buffer.from(job.requiredLiteral, 'utf8');
   const stats = scanner.stats;
 
   const searchFile = (absolutePath: string, relativePath: string): void => {
@@ -184,15 +189,17 @@ function runGrep(job: GrepJob, scanner: Scanner): void {
         stats.skippedTooLarge += 1;
         return;
       }
-      // The cap is on what the descriptor delivers, as in read_file: a file growing while read is skipped.
+      // The cap is on what the descriptor delivers, as in read_file: a file growing while read is skipped. A short
+      // read of a regular file is its end, which saves the extra read that would return 0.
       for (;;) {
-        const bytesRead = readSync(descriptor, buffer, length, buffer.length - length, length);
-        if (bytesRead === 0) break;
+        const wanted = buffer.length - length;
+        const bytesRead = readSync(descriptor, buffer, length, wanted, length);
         length += bytesRead;
         if (length > job.maxFileSizeBytes) {
           stats.skippedTooLarge += 1;
           return;
         }
+        if (bytesRead < wanted) break;
       }
     } catch {
       stats.skippedUnreadable += 1;
@@ -205,6 +212,7 @@ function runGrep(job: GrepJob, scanner: Scanner): void {
       return;
     }
     stats.filesScanned += 1;
+    if (literal !== undefined && buffer.subarray(0, length).indexOf(literal) === -1) return;
     const text = buffer.toString('utf8', 0, length);
     if (!wholeFile.test(text)) return;
     let matchesInFile = 0;
@@ -247,6 +255,16 @@ function runGrep(job: GrepJob, scanner: Scanner): void {
     return;
   }
   const rootPrefix = job.root.endsWith('/') ? job.root : `${job.root}/`;
+  const shared = new Int32Array(job.shared);
+  let split = NO_SPLIT;
+  if (job.role === 'helper') {
+    Atomics.store(shared, SHARED_HELPER_READY, 1);
+    while (Atomics.load(shared, SHARED_SPLIT_INDEX) === NO_SPLIT && !scanner.stopped()) {
+      Atomics.wait(shared, SHARED_SPLIT_INDEX, NO_SPLIT, 50);
+    }
+    split = Atomics.load(shared, SHARED_SPLIT_INDEX);
+    if (split === SPLIT_NEVER || split === NO_SPLIT) return;
+  }
   let fileIndex = -1;
   scanner.walk(
     job.root,
@@ -254,8 +272,17 @@ function runGrep(job: GrepJob, scanner: Scanner): void {
       if (!dirent.isFile()) return;
       if (fileFilter !== undefined && !fileFilter(relativePath)) return;
       fileIndex += 1;
-      // Every worker of the call walks the same tree in the same order and takes every Nth file.
-      if (fileIndex % job.partitionCount !== job.partitionIndex) return;
+      if (job.role === 'lead') {
+        if (split === NO_SPLIT && Atomics.load(shared, SHARED_HELPER_READY) === 1) {
+          split = fileIndex;
+          Atomics.store(shared, SHARED_SPLIT_INDEX, split);
+          Atomics.notify(shared, SHARED_SPLIT_INDEX);
+        }
+        if (split !== NO_SPLIT && (fileIndex - split) % 2 === 1) return;
+      } else if (job.role === 'helper') {
+        // Same sorted walk as the lead: files before the split are the lead's, then every other one is ours.
+        if (fileIndex < split || (fileIndex - split) % 2 === 0) return;
+      }
       const before = scanner.pendingCount;
       searchFile(rootPrefix + relativePath, relativePath);
       // A file's matches go out at once: if the next file hangs the regex, they survive the worker's termination.
@@ -265,15 +292,26 @@ function runGrep(job: GrepJob, scanner: Scanner): void {
   );
 }
 
+function releaseHelper(job: ScanJob): void {
+  // A lead that ends before splitting tells a waiting helper there is nothing left for it.
+  if (job.kind !== 'grep' || job.role !== 'lead') return;
+  const shared = new Int32Array(job.shared);
+  if (Atomics.compareExchange(shared, SHARED_SPLIT_INDEX, NO_SPLIT, SPLIT_NEVER) === NO_SPLIT) {
+    Atomics.notify(shared, SHARED_SPLIT_INDEX);
+  }
+}
+
 parentPort!.on('message', (job: ScanJob) => {
   const scanner = new Scanner(job);
   try {
     if (job.kind === 'glob') runGlob(job, scanner);
     else runGrep(job, scanner);
+    releaseHelper(job);
     scanner.flush();
     const done: WorkerMessage = { type: 'done', jobId: job.jobId, stats: scanner.stats };
     parentPort!.postMessage(done);
   } catch (error) {
+    releaseHelper(job);
     scanner.flush();
     const failed: WorkerMessage = {
       type: 'error',

@@ -161,7 +161,6 @@ export const globTool = defineTool<GlobArguments>({
         deniedRoots: [...policy.deniedRoots],
         maxResults,
       },
-      1,
       { deadlineMs: scanDeadlineMs(getToolTimeoutMs(context.settings)), signal: context.signal },
     );
     const rootPrefix = walkRoot.endsWith(sep) ? walkRoot : walkRoot + sep;

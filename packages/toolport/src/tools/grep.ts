@@ -14,7 +14,8 @@ import {
   pathOrWorkingDirectory,
 } from '../fs/fs-tool-settings.ts';
 import { anchorPrefix } from '../fs/report-path.ts';
-import { defaultGrepParallelism, runScan, type ScanStopReason } from '../fs/scan-pool.ts';
+import { requiredLiteral } from '../fs/required-literal.ts';
+import { runScan, type ScanStopReason } from '../fs/scan-pool.ts';
 import type { ScanStats } from '../fs/scan-protocol.ts';
 
 /** The text the model reads. */
@@ -133,6 +134,14 @@ export function describeStop(
   return parts.length === 0 ? undefined : parts.join(' ');
 }
 
+/** The byte prefilter is case-sensitive: with caseInsensitive it is used only for a literal without letters. */
+function prefilterLiteral(pattern: string, caseInsensitive: boolean): string | undefined {
+  const literal = requiredLiteral(pattern);
+  if (literal === undefined || (caseInsensitive && literal.toLowerCase() !== literal.toUpperCase()))
+    return undefined;
+  return literal;
+}
+
 function compareMatches(left: GrepMatch, right: GrepMatch): number {
   return left.file < right.file ? -1 : left.file > right.file ? 1 : left.line - right.line;
 }
@@ -230,6 +239,7 @@ export const grepTool = defineTool<GrepArguments>({
         fileName: basename(root),
         regexSource: regex.source,
         regexFlags: regex.flags,
+        requiredLiteral: prefilterLiteral(args.pattern, args.caseInsensitive === true),
         fileGlob: args.glob,
         includeDotfiles,
         keepDotEntries: false,
@@ -238,7 +248,6 @@ export const grepTool = defineTool<GrepArguments>({
         maxFileSizeBytes,
         maxMatchesPerFile,
       },
-      isFile ? 1 : defaultGrepParallelism(),
       { deadlineMs: scanDeadlineMs(getToolTimeoutMs(context.settings)), signal: context.signal },
     );
     // PATH-3: re-anchor from the search root to the working directory (absolute when outside or unbound).
