@@ -61,6 +61,21 @@ describe('FS-5 grep in parallel', () => {
     expect(scan.items).toHaveLength(1200);
     expect(new Set(scan.items.map(([file]) => file)).size).toBe(1200);
     expect(scan.stats.filesScanned).toBe(1200);
+    const glob = await runScan<string>(
+      {
+        kind: 'glob',
+        root: tree,
+        pattern: '**/*',
+        includeDotfiles: false,
+        keepDotEntries: false,
+        deniedRoots: [],
+        maxResults: 5000,
+      },
+      { deadlineMs: 60_000, parallelism: 2, helperDelayMs: 0 },
+    );
+    expect(glob.workers).toBe(2);
+    expect(new Set(glob.items).size).toBe(1230);
+    expect(glob.items).toHaveLength(1230);
   });
 });
 

@@ -1,6 +1,9 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import {
+  QUEUE_BUSY,
+  QUEUE_CONTROL_BYTES,
+  QUEUE_DATA_BYTES,
   SHARED_SLOTS,
   SHARED_STOP,
   STOP_LIMIT,
@@ -36,7 +39,7 @@ export interface ScanRunResult<TItem> {
   stats: ScanStats;
   /** Why the scan stopped early, when it did. */
   stopReason: ScanStopReason | undefined;
-  /** Workers that took part (a grep's helper joins only when the scan is not over quickly). */
+  /** Workers that took part (helpers join only when the scan is not over quickly). */
   workers: number;
 }
 
@@ -44,17 +47,18 @@ export interface ScanRunOptions {
   /** The scan returns what it found after this many milliseconds. */
   deadlineMs: number;
   signal?: AbortSignal;
-  /** Workers a directory grep may use (a lead, then one helper if the scan is not over quickly). Default: cores. */
+  /** Workers a directory scan may use (a lead, then helpers if it is not over quickly). Default: cores, at most 4. */
   parallelism?: number;
   /** Overrides HELPER_DELAY_MS (tests force the split with 0). */
   helperDelayMs?: number;
 }
 
-/** A directory grep still running after this long gets a helper worker. */
+/** A directory scan still running after this long gets helper workers. */
 export const HELPER_DELAY_MS = 25;
 
-export type GrepJobTemplate = Omit<GrepJob, 'jobId' | 'shared' | 'role'>;
-export type ScanJobTemplate = Omit<GlobJob, 'jobId' | 'shared'> | GrepJobTemplate;
+type Injected = 'jobId' | 'shared' | 'queue' | 'queueData' | 'role';
+export type GrepJobTemplate = Omit<GrepJob, Injected>;
+export type ScanJobTemplate = Omit<GlobJob, Injected> | GrepJobTemplate;
 
 interface IdleWorker {
   worker: Worker;
@@ -110,8 +114,8 @@ export async function closeScanWorkers(): Promise<void> {
   );
 }
 
-/** How many workers a grep of a directory uses: the cores, at most 4. */
-export function defaultGrepParallelism(): number {
+/** How many workers a scan of a directory may use: the cores, at most 4. */
+export function defaultScanParallelism(): number {
   return Math.max(1, Math.min(4, availableParallelism()));
 }
 
@@ -131,7 +135,7 @@ function addStats(total: ScanStats, part: ScanStats): void {
   for (const key of Object.keys(total) as (keyof ScanStats)[]) total[key] += part[key];
 }
 
-/** Runs a glob on one worker, or a grep on a lead worker plus a helper when it is not over quickly. */
+/** Runs a scan on a lead worker, plus helpers sharing the walk when it is not over quickly. */
 export function runScan<TItem>(
   template: ScanJobTemplate,
   options: ScanRunOptions,
@@ -226,19 +230,22 @@ export function runScan<TItem>(
       worker.postMessage(job);
     };
 
-    const parallelism = options.parallelism ?? defaultGrepParallelism();
-    if (template.kind === 'grep') {
-      const withHelper = !template.isFile && parallelism > 1;
-      start({ ...template, jobId: nextJobId++, shared, role: withHelper ? 'lead' : 'single' });
-      if (withHelper) {
-        helperTimer = setTimeout(() => {
-          if (!settled && Atomics.load(flags, SHARED_STOP) === 0) {
-            start({ ...template, jobId: nextJobId++, shared, role: 'helper' });
-          }
-        }, options.helperDelayMs ?? HELPER_DELAY_MS);
-      }
-    } else {
-      start({ ...template, jobId: nextJobId++, shared });
+    const queue = new SharedArrayBuffer(QUEUE_CONTROL_BYTES);
+    const queueData = new SharedArrayBuffer(QUEUE_DATA_BYTES);
+    // The lead starts with the root in hand: it counts as busy before it runs, so a fast helper cannot conclude early.
+    Atomics.store(new Int32Array(queue), QUEUE_BUSY, 1);
+    const parallelism = options.parallelism ?? defaultScanParallelism();
+    const base = { shared, queue, queueData };
+    start({ ...template, ...base, jobId: nextJobId++, role: 'lead' } as ScanJob);
+    const walksTree = template.kind === 'glob' || !template.isFile;
+    const helpers = walksTree ? parallelism - 1 : 0;
+    if (helpers > 0) {
+      helperTimer = setTimeout(() => {
+        if (settled || Atomics.load(flags, SHARED_STOP) !== 0) return;
+        for (let helper = 0; helper < helpers; helper += 1) {
+          start({ ...template, ...base, jobId: nextJobId++, role: 'helper' } as ScanJob);
+        }
+      }, options.helperDelayMs ?? HELPER_DELAY_MS);
     }
 
     if (options.signal?.aborted) onAbort();

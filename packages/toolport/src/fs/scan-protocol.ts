@@ -3,14 +3,20 @@
 /** Int32 slots of the SharedArrayBuffer every worker of one call shares. */
 export const SHARED_STOP = 0;
 export const SHARED_RESULT_COUNT = 1;
-/** Set to 1 by a grep helper once it is ready to take half of the remaining files. */
-export const SHARED_HELPER_READY = 2;
-/** File index from which the lead and the helper alternate files; NO_SPLIT until the lead decides. */
-export const SHARED_SPLIT_INDEX = 3;
-export const SHARED_SLOTS = 4;
-export const NO_SPLIT = -1;
-/** Written by a lead that finished before any helper was ready: the helper has nothing to do. */
-export const SPLIT_NEVER = 0x7fffffff;
+export const SHARED_SLOTS = 2;
+
+/** Int32 slots of the shared directory queue (shared-directory-queue.ts). */
+export const QUEUE_LOCK = 0;
+/** Workers holding directories to walk. Main counts the lead as busy before it starts. */
+export const QUEUE_BUSY = 1;
+export const QUEUE_WAITING = 2;
+export const QUEUE_COUNT = 3;
+export const QUEUE_BYTES_USED = 4;
+export const QUEUE_SEQUENCE = 5;
+export const QUEUE_ENTRIES_OFFSET = 8;
+export const QUEUE_MAX_ENTRIES = 16_384;
+export const QUEUE_CONTROL_BYTES = (QUEUE_ENTRIES_OFFSET + QUEUE_MAX_ENTRIES) * Int32Array.BYTES_PER_ELEMENT;
+export const QUEUE_DATA_BYTES = 1024 * 1024;
 /** Values of the stop slot. */
 export const STOP_LIMIT = 1;
 export const STOP_REQUESTED = 2;
@@ -26,6 +32,14 @@ interface ScanJobBase {
   deniedRoots: string[];
   maxResults: number;
   shared: SharedArrayBuffer;
+  queue: SharedArrayBuffer;
+  queueData: SharedArrayBuffer;
+  /**
+   * A scan starts as one `lead` worker walking from the root. If it is still running after a few milliseconds a
+   * `helper` joins and takes directories the lead shares through the queue: small trees never pay for a second
+   * worker, large ones use both cores.
+   */
+  role: 'lead' | 'helper';
 }
 
 export interface GlobJob extends ScanJobBase {
@@ -46,12 +60,6 @@ export interface GrepJob extends ScanJobBase {
   fileGlob: string | undefined;
   maxFileSizeBytes: number;
   maxMatchesPerFile: number;
-  /**
-   * A grep starts as one `lead` worker. If it is still running after a few milliseconds a `helper` joins: the lead
-   * publishes the file index it has reached, and from there the two alternate files (both walk the same sorted tree).
-   * Small trees never pay for a second worker; large ones use both cores.
-   */
-  role: 'lead' | 'helper' | 'single';
 }
 
 export type ScanJob = GlobJob | GrepJob;

@@ -10,13 +10,10 @@ import { closeSync, fstatSync, openSync, readSync, readdirSync, type Dirent } fr
 import { parentPort } from 'node:worker_threads';
 import picomatch from 'picomatch';
 import { looksBinary } from './binary-detection.ts';
+import { SharedDirectoryQueue } from './shared-directory-queue.ts';
 import {
-  NO_SPLIT,
-  SHARED_HELPER_READY,
   SHARED_RESULT_COUNT,
-  SHARED_SPLIT_INDEX,
   SHARED_STOP,
-  SPLIT_NEVER,
   STOP_LIMIT,
   type GlobJob,
   type GrepJob,
@@ -49,9 +46,12 @@ class Scanner {
   #pending: unknown[] = [];
   #lastFlush = performance.now();
 
+  readonly #queue: SharedDirectoryQueue;
+
   constructor(job: ScanJob) {
     this.#job = job;
     this.#shared = new Int32Array(job.shared);
+    this.#queue = new SharedDirectoryQueue(job.queue, job.queueData, this.#shared, job.role === 'lead');
   }
 
   get pendingCount(): number {
@@ -101,8 +101,9 @@ class Scanner {
   }
 
   /**
-   * Depth-first walk below `root` without following symlinks. Calls `onEntry` with the path relative to `root` (with
-   * `/` separators) for each entry; a `false` return from `descend` prunes a directory.
+   * Depth-first walk below `root` without following symlinks, shared with the other workers of the scan through the
+   * directory queue. Calls `onEntry` with the path relative to `root` (with `/` separators) for each entry; a `false`
+   * return from `descend` prunes a directory.
    */
   walk(
     root: string,
@@ -110,10 +111,15 @@ class Scanner {
     descend: (relativePath: string, name: string) => boolean,
   ): void {
     const rootPrefix = root.endsWith('/') ? root : `${root}/`;
-    const stack: string[] = [''];
-    while (stack.length > 0) {
+    const stack: string[] = this.#job.role === 'lead' ? [''] : [];
+    for (;;) {
       if (this.stopped()) return;
-      const relativeDirectory = stack.pop()!;
+      let relativeDirectory = stack.pop();
+      if (relativeDirectory === undefined) {
+        this.flush();
+        relativeDirectory = this.#queue.take();
+        if (relativeDirectory === undefined) return;
+      }
       const absoluteDirectory = relativeDirectory === '' ? root : rootPrefix + relativeDirectory;
       let entries: Dirent[];
       try {
@@ -123,7 +129,7 @@ class Scanner {
         continue;
       }
       this.#stats.directoriesWalked += 1;
-      // Sorted walk: the same call returns the same first N results, and every worker sees the same file order.
+      // Sorted walk: a single worker returns the same first N results every time.
       entries.sort(compareDirents);
       const subdirectories: string[] = [];
       for (const dirent of entries) {
@@ -136,8 +142,9 @@ class Scanner {
         if (this.stopped()) return;
         if (dirent.isDirectory() && descend(relativePath, name)) subdirectories.push(relativePath);
       }
-      // Reverse so the walk visits subdirectories in readdir order (the stack pops the last one first).
+      // Reverse so the walk visits subdirectories in sorted order (the stack pops the last one first).
       for (let index = subdirectories.length - 1; index >= 0; index -= 1) stack.push(subdirectories[index]!);
+      if (stack.length >= 2 && this.#queue.hungry()) this.#queue.share(stack);
       this.maybeFlush();
     }
   }
@@ -255,34 +262,11 @@ function runGrep(job: GrepJob, scanner: Scanner): void {
     return;
   }
   const rootPrefix = job.root.endsWith('/') ? job.root : `${job.root}/`;
-  const shared = new Int32Array(job.shared);
-  let split = NO_SPLIT;
-  if (job.role === 'helper') {
-    Atomics.store(shared, SHARED_HELPER_READY, 1);
-    while (Atomics.load(shared, SHARED_SPLIT_INDEX) === NO_SPLIT && !scanner.stopped()) {
-      Atomics.wait(shared, SHARED_SPLIT_INDEX, NO_SPLIT, 50);
-    }
-    split = Atomics.load(shared, SHARED_SPLIT_INDEX);
-    if (split === SPLIT_NEVER || split === NO_SPLIT) return;
-  }
-  let fileIndex = -1;
   scanner.walk(
     job.root,
     (relativePath, _name, dirent) => {
       if (!dirent.isFile()) return;
       if (fileFilter !== undefined && !fileFilter(relativePath)) return;
-      fileIndex += 1;
-      if (job.role === 'lead') {
-        if (split === NO_SPLIT && Atomics.load(shared, SHARED_HELPER_READY) === 1) {
-          split = fileIndex;
-          Atomics.store(shared, SHARED_SPLIT_INDEX, split);
-          Atomics.notify(shared, SHARED_SPLIT_INDEX);
-        }
-        if (split !== NO_SPLIT && (fileIndex - split) % 2 === 1) return;
-      } else if (job.role === 'helper') {
-        // Same sorted walk as the lead: files before the split are the lead's, then every other one is ours.
-        if (fileIndex < split || (fileIndex - split) % 2 === 0) return;
-      }
       const before = scanner.pendingCount;
       searchFile(rootPrefix + relativePath, relativePath);
       // A file's matches go out at once: if the next file hangs the regex, they survive the worker's termination.
@@ -292,26 +276,15 @@ function runGrep(job: GrepJob, scanner: Scanner): void {
   );
 }
 
-function releaseHelper(job: ScanJob): void {
-  // A lead that ends before splitting tells a waiting helper there is nothing left for it.
-  if (job.kind !== 'grep' || job.role !== 'lead') return;
-  const shared = new Int32Array(job.shared);
-  if (Atomics.compareExchange(shared, SHARED_SPLIT_INDEX, NO_SPLIT, SPLIT_NEVER) === NO_SPLIT) {
-    Atomics.notify(shared, SHARED_SPLIT_INDEX);
-  }
-}
-
 parentPort!.on('message', (job: ScanJob) => {
   const scanner = new Scanner(job);
   try {
     if (job.kind === 'glob') runGlob(job, scanner);
     else runGrep(job, scanner);
-    releaseHelper(job);
     scanner.flush();
     const done: WorkerMessage = { type: 'done', jobId: job.jobId, stats: scanner.stats };
     parentPort!.postMessage(done);
   } catch (error) {
-    releaseHelper(job);
     scanner.flush();
     const failed: WorkerMessage = {
       type: 'error',
