@@ -67,6 +67,8 @@ interface IdleWorker {
 
 const idleWorkers: IdleWorker[] = [];
 let nextJobId = 1;
+/** Workers currently scanning, across every call: helpers only join while this is below the core count. */
+let activeWorkers = 0;
 
 function spawnWorker(): Worker {
   // Node 22 before 22.18 strips types only behind a flag; the dist build runs .js and needs nothing.
@@ -79,6 +81,7 @@ function spawnWorker(): Worker {
 }
 
 function acquireWorker(): Worker {
+  activeWorkers += 1;
   const idle = idleWorkers.pop();
   if (idle !== undefined) {
     clearTimeout(idle.timer);
@@ -89,6 +92,7 @@ function acquireWorker(): Worker {
 }
 
 function releaseWorker(worker: Worker): void {
+  activeWorkers -= 1;
   if (idleWorkers.length >= MAX_IDLE_WORKERS) {
     void worker.terminate();
     return;
@@ -161,6 +165,7 @@ export function runScan<TItem>(
       // Whatever has not finished by now is stuck or no longer wanted: it is terminated, not returned to the pool.
       for (const [worker, detach] of running) {
         detach();
+        activeWorkers -= 1;
         void worker.terminate();
       }
       running.clear();
@@ -211,11 +216,13 @@ export function runScan<TItem>(
       const onError = (error: Error): void => {
         detach();
         running.delete(worker);
+        activeWorkers -= 1;
         settle(error);
       };
       const onExit = (code: number): void => {
         detach();
         running.delete(worker);
+        activeWorkers -= 1;
         settle(new Error(`The scan worker exited unexpectedly (code ${code}).`));
       };
       const detach = (): void => {
@@ -242,7 +249,9 @@ export function runScan<TItem>(
     if (helpers > 0) {
       helperTimer = setTimeout(() => {
         if (settled || Atomics.load(flags, SHARED_STOP) !== 0) return;
-        for (let helper = 0; helper < helpers; helper += 1) {
+        // Concurrent calls share the cores: a helper joins only while a core is free of scans.
+        const free = Math.max(0, parallelism - activeWorkers);
+        for (let helper = 0; helper < Math.min(helpers, free); helper += 1) {
           start({ ...template, ...base, jobId: nextJobId++, role: 'helper' } as ScanJob);
         }
       }, options.helperDelayMs ?? HELPER_DELAY_MS);
