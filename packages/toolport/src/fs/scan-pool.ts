@@ -63,6 +63,7 @@ export type ScanJobTemplate = Omit<GlobJob, Injected> | GrepJobTemplate;
 interface IdleWorker {
   worker: Worker;
   timer: NodeJS.Timeout;
+  onExit: () => void;
 }
 
 const idleWorkers: IdleWorker[] = [];
@@ -85,6 +86,7 @@ function acquireWorker(): Worker {
   const idle = idleWorkers.pop();
   if (idle !== undefined) {
     clearTimeout(idle.timer);
+    idle.worker.off('exit', idle.onExit);
     idle.worker.ref();
     return idle.worker;
   }
@@ -98,21 +100,31 @@ function releaseWorker(worker: Worker): void {
     return;
   }
   worker.unref();
-  const timer = setTimeout(() => {
+  const forget = (): void => {
     const index = idleWorkers.findIndex((entry) => entry.worker === worker);
     if (index !== -1) idleWorkers.splice(index, 1);
+  };
+  const timer = setTimeout(() => {
+    forget();
     void worker.terminate();
   }, IDLE_WORKER_TTL_MS);
   timer.unref();
-  idleWorkers.push({ worker, timer });
+  // A worker that dies while idle must not be handed the next scan.
+  const onExit = (): void => {
+    clearTimeout(timer);
+    forget();
+  };
+  worker.once('exit', onExit);
+  idleWorkers.push({ worker, timer, onExit });
 }
 
 /** Terminates the warm workers (tests, graceful shutdown). */
 export async function closeScanWorkers(): Promise<void> {
   const workers = idleWorkers.splice(0);
   await Promise.all(
-    workers.map(({ worker, timer }) => {
+    workers.map(({ worker, timer, onExit }) => {
       clearTimeout(timer);
+      worker.off('exit', onExit);
       return worker.terminate();
     }),
   );
@@ -246,16 +258,17 @@ export function runScan<TItem>(
     start({ ...template, ...base, jobId: nextJobId++, role: 'lead' } as ScanJob);
     const walksTree = template.kind === 'glob' || !template.isFile;
     const helpers = walksTree ? parallelism - 1 : 0;
-    if (helpers > 0) {
-      helperTimer = setTimeout(() => {
-        if (settled || Atomics.load(flags, SHARED_STOP) !== 0) return;
-        // Concurrent calls share the cores: a helper joins only while a core is free of scans.
-        const free = Math.max(0, parallelism - activeWorkers);
-        for (let helper = 0; helper < Math.min(helpers, free); helper += 1) {
-          start({ ...template, ...base, jobId: nextJobId++, role: 'helper' } as ScanJob);
-        }
-      }, options.helperDelayMs ?? HELPER_DELAY_MS);
-    }
+    const startHelpers = (): void => {
+      if (settled || Atomics.load(flags, SHARED_STOP) !== 0) return;
+      // Concurrent calls share the cores: a helper joins only while a core is free of scans.
+      const free = Math.max(0, parallelism - activeWorkers);
+      for (let helper = 0; helper < Math.min(helpers, free); helper += 1) {
+        start({ ...template, ...base, jobId: nextJobId++, role: 'helper' } as ScanJob);
+      }
+    };
+    const helperDelayMs = options.helperDelayMs ?? HELPER_DELAY_MS;
+    if (helpers > 0 && helperDelayMs <= 0) startHelpers();
+    else if (helpers > 0) helperTimer = setTimeout(startHelpers, helperDelayMs);
 
     if (options.signal?.aborted) onAbort();
     else options.signal?.addEventListener('abort', onAbort, { once: true });

@@ -6,7 +6,7 @@
  *
  * Loaded by URL: `scan-worker.ts` under src (Node type stripping), `scan-worker.js` in dist (AGENTS.md).
  */
-import { closeSync, fstatSync, openSync, readSync, readdirSync, type Dirent } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, readdirSync, type Dirent } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import picomatch from 'picomatch';
 import { looksBinary } from './binary-detection.ts';
@@ -22,6 +22,7 @@ import {
   type WorkerMessage,
 } from './scan-protocol.ts';
 
+const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 const FLUSH_EVERY_ITEMS = 256;
 const FLUSH_EVERY_MS = 40;
 /** A matched line longer than this is shown as a window around the match. */
@@ -185,14 +186,20 @@ function runGrep(job: GrepJob, scanner: Scanner): void {
   const searchFile = (absolutePath: string, relativePath: string): void => {
     let descriptor: number;
     try {
-      descriptor = openSync(absolutePath, 'r');
+      // O_NOFOLLOW/O_NONBLOCK: a file swapped for a symlink or a FIFO after the readdir neither escapes nor blocks.
+      descriptor = openSync(absolutePath, OPEN_FLAGS);
     } catch {
       stats.skippedUnreadable += 1;
       return;
     }
     let length = 0;
     try {
-      if (fstatSync(descriptor).size > job.maxFileSizeBytes) {
+      const fileStats = fstatSync(descriptor);
+      if (!fileStats.isFile()) {
+        stats.skippedUnreadable += 1;
+        return;
+      }
+      if (fileStats.size > job.maxFileSizeBytes) {
         stats.skippedTooLarge += 1;
         return;
       }
