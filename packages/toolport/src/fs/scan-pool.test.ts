@@ -19,6 +19,15 @@ beforeAll(async () => {
   await writeFile(join(work, 'tree', 'a-fine.txt'), 'aaaa\n');
   // ^(a+)+$ against many a's and a final "!" backtracks exponentially: it never finishes on its own.
   await writeFile(join(work, 'tree', 'b-evil.txt'), `${'a'.repeat(40)}!\n`);
+  // Warm two workers, so worker start-up on a loaded machine does not eat the short budgets below.
+  await runScan(
+    { ...catastrophicJob(join(work, 'tree')), regexSource: 'x', fileGlob: 'a-*' },
+    {
+      deadlineMs: 60_000,
+      parallelism: 2,
+      helperDelayMs: 0,
+    },
+  );
 });
 
 afterAll(async () => {
@@ -83,7 +92,8 @@ describe('FS-5 grep under a time budget', () => {
   it('returns what was found with a time_budget stop when a catastrophic regex hangs a worker', async () => {
     for (const parallelism of [1, 2]) {
       const scan = await runScan<[string, number, string]>(catastrophicJob(join(work, 'tree')), {
-        deadlineMs: 300,
+        // Generous: the fine file must be searched before the budget even on a loaded machine.
+        deadlineMs: 1000,
         parallelism,
       });
       expect(scan.stopReason).toBe('time_budget');

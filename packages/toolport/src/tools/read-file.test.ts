@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
@@ -200,7 +200,8 @@ describe('FS-1 read_file', () => {
       });
       try {
         const policy = await createPathPolicy({ mode: 'chat' });
-        await new Promise((resolve) => setTimeout(resolve, 200));
+        // Wait until the writer is surely past the cap (polling, not sleeping a guessed time).
+        while ((await stat(growing)).size < 8192) await new Promise((resolve) => setTimeout(resolve, 20));
         await expect(
           readCappedFile(growing, {
             capBytes: 4096,
