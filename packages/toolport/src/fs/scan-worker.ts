@@ -152,11 +152,15 @@ class Scanner {
 }
 
 function runGlob(job: GlobJob, scanner: Scanner): void {
-  const matcher = picomatch(job.pattern, { dot: job.includeDotfiles });
+  // "**/<name pattern>" (the common case) only needs the entry's name: the walk already skips dot directories that
+  // `**` must not cross, so matching the short name is equivalent and cheaper than matching the whole path.
+  const rest = job.pattern.startsWith('**/') ? job.pattern.slice(3) : undefined;
+  const byName = rest !== undefined && !rest.includes('/') && (job.includeDotfiles || !job.keepDotEntries);
+  const matcher = picomatch(byName ? rest! : job.pattern, { dot: job.includeDotfiles });
   scanner.walk(
     job.root,
-    (relativePath) => {
-      if (matcher(relativePath) && scanner.reserve()) scanner.emit(relativePath);
+    (relativePath, name) => {
+      if (matcher(byName ? name : relativePath) && scanner.reserve()) scanner.emit(relativePath);
     },
     () => true,
   );

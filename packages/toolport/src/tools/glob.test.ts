@@ -74,6 +74,7 @@ describe('FS-4 glob', () => {
       '.github/workflows/ci.yml',
     ]);
     expect((await run({ pattern: '.github/**/*.yml' })).matches).toEqual(['.github/workflows/ci.yml']);
+    expect((await run({ pattern: '**/.env' })).matches).toEqual(['.env']);
   });
 
   it('stops at maxResults and sets truncated', async () => {
