@@ -123,6 +123,21 @@ describe('FS-5 grep under a time budget', () => {
     expect(errorOf(outcome).code).toBe('aborted');
   });
 
+  it('returns the matches found so far with truncated and a notice when grep hits its time budget', async () => {
+    // The smallest budget (5 s): the scan returns at 4 s, before executeTool would report a timeout.
+    const outcome = await createFsHarness({ workingDirectory: work, settings: { timeoutSeconds: 5 } }).run(
+      'grep',
+      {
+        pattern: '^(a+)+$',
+        path: 'tree',
+      },
+    );
+    const result = resultOf<GrepResult>(outcome);
+    expect(result.truncated).toBe(true);
+    expect(result.notice).toContain('time budget');
+    expect(result.matches).toEqual([{ file: 'tree/a-fine.txt', line: 1, text: 'aaaa' }]);
+  });
+
   it('keeps working after a worker was terminated', async () => {
     const result = resultOf<GrepResult>(
       await createFsHarness({ workingDirectory: work }).run('grep', { pattern: 'aaaa$', path: 'tree' }),
