@@ -130,6 +130,15 @@ describe('FS-1 read_file', () => {
     }
   });
 
+  it('delivers a byte view of a file at the cap whole, past the default result cap of CORE-7', async () => {
+    await writeFile(join(work, 'at-cap.bin'), Buffer.alloc(BYTE_VIEW_CAP_BYTES, 0xab));
+    const outcome = await harness().run('read_file', { path: 'at-cap.bin', view: 'hex' });
+    const result = resultOf<ReadFileResult>(outcome);
+    expect(result.content).toHaveLength(2 * BYTE_VIEW_CAP_BYTES);
+    expect(outcome.ok && outcome.truncated).toBe(false);
+    expect(outcome.output).toContain(result.content);
+  });
+
   it('refuses a file over the 256 KiB byte-view cap instead of truncating it', async () => {
     const error = errorOf(await harness().run('read_file', { path: 'big.bin', view: 'base64' }));
     expect(error.code).toBe('execution_failed');

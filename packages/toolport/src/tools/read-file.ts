@@ -166,6 +166,8 @@ export const readFileTool = defineTool<ReadFileArguments>({
     parameterDescriptors: [...PATH_POLICY_DESCRIPTORS],
   },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  // A byte view delivers the whole file (FS-1): 256 KiB is 512 KiB of hex, over CORE-7's default cap.
+  maxResultCharacters: 2 * BYTE_VIEW_CAP_BYTES + 10_000,
   execute: async (args, context): Promise<ReadFileResult> => {
     const view = args.view ?? 'text';
     if (view !== 'text') {
