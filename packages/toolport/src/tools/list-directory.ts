@@ -1,4 +1,5 @@
-import { readdir, stat } from 'node:fs/promises';
+import { constants, type Dirent } from 'node:fs';
+import { open, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ToolArgumentError, ToolportError } from '../core/errors.ts';
 import { defineTool } from '../core/tool-types.ts';
@@ -9,6 +10,7 @@ import {
   pathOrWorkingDirectory,
 } from '../fs/fs-tool-settings.ts';
 import { describeFileType } from '../fs/read-capped-file.ts';
+import { verifyOpenedPath } from '../fs/resolve-and-validate-path.ts';
 
 /** The text the model reads. */
 export const LIST_DIRECTORY_DESCRIPTION =
@@ -82,7 +84,20 @@ export const listDirectoryTool = defineTool<ListDirectoryArguments>({
         `${input} is not a directory. Use read_file to read a file.`,
       );
     }
-    const dirents = await readdir(resolved.realPath, { withFileTypes: true });
+    // Open, verify the descriptor, then list through it (/proc/self/fd/N on Linux): the directory listed is the one
+    // checked, even if a component is swapped for a symlink in between.
+    const handle = await open(
+      resolved.realPath,
+      constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW,
+    );
+    let dirents: Dirent[];
+    try {
+      await verifyOpenedPath(handle, resolved.realPath, policy);
+      const listed = process.platform === 'linux' ? `/proc/self/fd/${handle.fd}` : resolved.realPath;
+      dirents = await readdir(listed, { withFileTypes: true });
+    } finally {
+      await handle.close();
+    }
     const entries = dirents
       // A denied subtree is not shown at all: its name can be a secret too.
       .filter((dirent) => policy.isAllowed(join(resolved.realPath, dirent.name)))
