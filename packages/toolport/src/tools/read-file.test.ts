@@ -12,7 +12,12 @@ import {
 } from '../../test/support/fs-harness.ts';
 import { readCappedFile } from '../fs/read-capped-file.ts';
 import { createPathPolicy } from '../fs/resolve-and-validate-path.ts';
-import { BYTE_VIEW_CAP_BYTES, MAX_LINE_CHARACTERS, type ReadFileResult } from './read-file.ts';
+import {
+  BYTE_VIEW_CAP_BYTES,
+  MAX_LINE_CHARACTERS,
+  TEXT_VIEW_CAP_BYTES,
+  type ReadFileResult,
+} from './read-file.ts';
 
 let work: string;
 const sha256 = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex');
@@ -137,6 +142,13 @@ describe('FS-1 read_file', () => {
     expect(result.content).toHaveLength(2 * BYTE_VIEW_CAP_BYTES);
     expect(outcome.ok && outcome.truncated).toBe(false);
     expect(outcome.output).toContain(result.content);
+  });
+
+  it('refuses a file over the 10 MiB text cap instead of truncating it, even for a small window', async () => {
+    await writeFile(join(work, 'huge.txt'), Buffer.alloc(TEXT_VIEW_CAP_BYTES + 1, 'a'));
+    const error = errorOf(await harness().run('read_file', { path: 'huge.txt', maxLines: 1 }));
+    expect(error.message).toContain('10 MiB');
+    expect(error.message).toContain('grep');
   });
 
   it('refuses a file over the 256 KiB byte-view cap instead of truncating it', async () => {

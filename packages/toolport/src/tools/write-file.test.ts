@@ -117,6 +117,16 @@ describe('FS-2 write_file', () => {
     expect(await readdir(join(root, 'outside'))).toEqual([]);
   });
 
+  it('creates a file through a symlink inside the root at the link target', async () => {
+    await mkdir(join(work, 'real-dir'), { recursive: true });
+    await symlink('real-dir', join(work, 'link-in'));
+    const result = resultOf<WriteFileResult>(
+      await restricted().run('write_file', { path: 'link-in/through.txt', content: 'x' }),
+    );
+    expect(result.path).toBe(join(work, 'real-dir', 'through.txt'));
+    expect(await readFile(join(work, 'real-dir', 'through.txt'), 'utf8')).toBe('x');
+  });
+
   it('creates parent directories only inside the allowed roots', async () => {
     const fs = createFsHarness({
       workingDirectory: work,

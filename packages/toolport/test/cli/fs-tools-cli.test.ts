@@ -115,6 +115,35 @@ describe('FS-2 write_file from the CLI', () => {
   });
 });
 
+describe('FS-5 grep from the CLI', () => {
+  it('applies limits from --settings', async () => {
+    const limited = await cli(
+      'tools',
+      'run',
+      'grep',
+      '--workdir',
+      work,
+      '--settings',
+      '{"maxResults":1}',
+      '--args',
+      '{"pattern":"line"}',
+    );
+    expect(limited.json).toMatchObject({ truncated: true, matches: [{ file: 'notes.txt', line: 1 }] });
+    const invalid = await cli(
+      'tools',
+      'run',
+      'grep',
+      '--workdir',
+      work,
+      '--settings',
+      '{"maxResults":0}',
+      '--args',
+      '{"pattern":"x"}',
+    );
+    expect(invalid.json).toMatchObject({ error: { code: 'invalid_settings' } });
+  });
+});
+
 const packageRoot = fileURLToPath(new URL('../..', import.meta.url));
 const builtCli = join(packageRoot, 'dist', 'cli', 'main.js');
 
