@@ -218,6 +218,7 @@ if (fd === undefined) {
         includeDotfiles: false,
         keepDotEntries: false,
         deniedRoots: [],
+        respectGitignore: false,
         maxResults: Number.MAX_SAFE_INTEGER,
       },
       { deadlineMs: 600_000 },

@@ -28,6 +28,16 @@ export const RESTRICT_TO_WORKING_DIRECTORY_DESCRIPTOR: ToolParameterDescriptor =
   default: false,
 };
 
+/** grep and glob: off by default, as the seed's walk reads no ignore files; on, they skip what git ignores. */
+export const RESPECT_GITIGNORE_DESCRIPTOR: ToolParameterDescriptor = {
+  name: 'respectGitignore',
+  title: 'Respect .gitignore',
+  type: 'boolean',
+  description:
+    "Skip files and directories the repository's .gitignore files ignore (and .git), like ripgrep and fd do.",
+  default: false,
+};
+
 export const PATH_POLICY_DESCRIPTORS: readonly ToolParameterDescriptor[] = [
   ALLOWED_PATHS_DESCRIPTOR,
   DENIED_PATHS_DESCRIPTOR,

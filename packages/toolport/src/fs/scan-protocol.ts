@@ -30,6 +30,8 @@ interface ScanJobBase {
   keepDotEntries: boolean;
   /** Real paths never entered nor reported. */
   deniedRoots: string[];
+  /** Skip what the repository's .gitignore files ignore (and .git itself). */
+  respectGitignore: boolean;
   maxResults: number;
   shared: SharedArrayBuffer;
   queue: SharedArrayBuffer;

@@ -10,6 +10,7 @@ import { closeSync, constants, fstatSync, openSync, readSync, readdirSync, type 
 import { parentPort } from 'node:worker_threads';
 import picomatch from 'picomatch';
 import { looksBinary } from './binary-detection.ts';
+import { GitignoreRules } from './gitignore-rules.ts';
 import { SharedDirectoryQueue } from './shared-directory-queue.ts';
 import {
   SHARED_RESULT_COUNT,
@@ -48,11 +49,14 @@ class Scanner {
   #lastFlush = performance.now();
 
   readonly #queue: SharedDirectoryQueue;
+  readonly #gitignore: GitignoreRules | undefined;
 
   constructor(job: ScanJob) {
     this.#job = job;
     this.#shared = new Int32Array(job.shared);
     this.#queue = new SharedDirectoryQueue(job.queue, job.queueData, this.#shared, job.role === 'lead');
+    this.#gitignore =
+      job.respectGitignore && (job.kind === 'glob' || !job.isFile) ? new GitignoreRules(job.root) : undefined;
   }
 
   get pendingCount(): number {
@@ -130,6 +134,7 @@ class Scanner {
         continue;
       }
       this.#stats.directoriesWalked += 1;
+      const ignoreChain = this.#gitignore?.chainFor(relativeDirectory);
       // Sorted walk: a single worker returns the same first N results every time.
       entries.sort(compareDirents);
       const subdirectories: string[] = [];
@@ -139,6 +144,14 @@ class Scanner {
           continue;
         const relativePath = relativeDirectory === '' ? name : `${relativeDirectory}/${name}`;
         if (this.#job.deniedRoots.length > 0 && this.isDenied(rootPrefix + relativePath)) continue;
+        if (ignoreChain !== undefined) {
+          if (name === '.git') continue;
+          if (
+            ignoreChain.length > 0 &&
+            GitignoreRules.ignores(ignoreChain, relativePath, dirent.isDirectory())
+          )
+            continue;
+        }
         onEntry(relativePath, name, dirent);
         if (this.stopped()) return;
         if (dirent.isDirectory() && descend(relativePath, name)) subdirectories.push(relativePath);

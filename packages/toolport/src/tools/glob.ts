@@ -12,6 +12,7 @@ import {
   createPathPolicyForContext,
   PATH_POLICY_DEFAULTS,
   PATH_POLICY_DESCRIPTORS,
+  RESPECT_GITIGNORE_DESCRIPTOR,
 } from '../fs/fs-tool-settings.ts';
 import { reportPath } from '../fs/report-path.ts';
 import { runScan } from '../fs/scan-pool.ts';
@@ -100,6 +101,7 @@ export const globTool = defineTool<GlobArguments>({
       maxResults: GLOB_DEFAULT_MAX_RESULTS,
       includeDotfiles: false,
       absolute: false,
+      respectGitignore: false,
       timeoutSeconds: TIMEOUT_SECONDS_DESCRIPTOR.default,
     },
     parameterDescriptors: [
@@ -107,6 +109,7 @@ export const globTool = defineTool<GlobArguments>({
       MAX_RESULTS_DESCRIPTOR,
       INCLUDE_DOTFILES_DESCRIPTOR,
       ABSOLUTE_DESCRIPTOR,
+      RESPECT_GITIGNORE_DESCRIPTOR,
       TIMEOUT_SECONDS_DESCRIPTOR,
     ],
   },
@@ -159,6 +162,7 @@ export const globTool = defineTool<GlobArguments>({
         includeDotfiles,
         keepDotEntries: !includeDotfiles && namesDotSegment(matchPattern),
         deniedRoots: [...policy.deniedRoots],
+        respectGitignore: parameters.respectGitignore === true,
         maxResults,
       },
       { deadlineMs: scanDeadlineMs(getToolTimeoutMs(context.settings)), signal: context.signal },

@@ -12,6 +12,7 @@ import {
   PATH_POLICY_DEFAULTS,
   PATH_POLICY_DESCRIPTORS,
   pathOrWorkingDirectory,
+  RESPECT_GITIGNORE_DESCRIPTOR,
 } from '../fs/fs-tool-settings.ts';
 import { anchorPrefix } from '../fs/report-path.ts';
 import { requiredLiteral } from '../fs/required-literal.ts';
@@ -183,6 +184,7 @@ export const grepTool = defineTool<GrepArguments>({
       maxMatchesPerFile: GREP_DEFAULT_MAX_MATCHES_PER_FILE,
       maxFileSizeBytes: GREP_DEFAULT_MAX_FILE_SIZE_BYTES,
       includeDotfiles: false,
+      respectGitignore: false,
       timeoutSeconds: TIMEOUT_SECONDS_DESCRIPTOR.default,
     },
     parameterDescriptors: [
@@ -191,6 +193,7 @@ export const grepTool = defineTool<GrepArguments>({
       MAX_MATCHES_PER_FILE_DESCRIPTOR,
       MAX_FILE_SIZE_DESCRIPTOR,
       INCLUDE_DOTFILES_DESCRIPTOR,
+      RESPECT_GITIGNORE_DESCRIPTOR,
       TIMEOUT_SECONDS_DESCRIPTOR,
     ],
   },
@@ -244,6 +247,7 @@ export const grepTool = defineTool<GrepArguments>({
         includeDotfiles,
         keepDotEntries: false,
         deniedRoots: [...policy.deniedRoots],
+        respectGitignore: parameters.respectGitignore === true,
         maxResults,
         maxFileSizeBytes,
         maxMatchesPerFile,
