@@ -54,7 +54,7 @@ export interface ScanRunOptions {
 }
 
 /** A directory scan still running after this long gets helper workers. */
-export const HELPER_DELAY_MS = 25;
+export const HELPER_DELAY_MS = 5;
 
 type Injected = 'jobId' | 'shared' | 'queue' | 'queueData' | 'role';
 export type GrepJobTemplate = Omit<GrepJob, Injected>;
