@@ -16,7 +16,7 @@ import {
 } from '../fs/fs-tool-settings.ts';
 import { reportPath } from '../fs/report-path.ts';
 import { runScan } from '../fs/scan-pool.ts';
-import { describeStop, scanDeadlineMs } from './grep.ts';
+import { describeScanStop, scanDeadlineMs } from '../fs/scan-stop-notice.ts';
 
 /** The text the model reads. */
 export const GLOB_DESCRIPTION =
@@ -174,7 +174,7 @@ export const globTool = defineTool<GlobArguments>({
         return absolute ? absolutePath : reportPath(absolutePath, policy.anchorDirectory);
       })
       .sort();
-    const notice = describeStop(scan.stopReason, scan.stats, maxResults)?.replace('matches;', 'paths;');
+    const notice = describeScanStop('glob', scan.stopReason, scan.stats, maxResults);
     return {
       pattern: args.pattern,
       cwd: cwdInput,

@@ -16,8 +16,8 @@ import {
 } from '../fs/fs-tool-settings.ts';
 import { anchorPrefix } from '../fs/report-path.ts';
 import { requiredLiteral } from '../fs/required-literal.ts';
-import { runScan, type ScanStopReason } from '../fs/scan-pool.ts';
-import type { ScanStats } from '../fs/scan-protocol.ts';
+import { runScan } from '../fs/scan-pool.ts';
+import { describeScanStop, scanDeadlineMs } from '../fs/scan-stop-notice.ts';
 
 /** The text the model reads. */
 export const GREP_DESCRIPTION =
@@ -95,11 +95,6 @@ const INCLUDE_DOTFILES_DESCRIPTOR: ToolParameterDescriptor = {
   default: false,
 };
 
-/** A scan returns what it found a little before the tool's budget, so the partial result reaches the model. */
-export function scanDeadlineMs(timeoutMs: number): number {
-  return Math.max(100, timeoutMs - Math.max(1000, timeoutMs * 0.1));
-}
-
 export function compileGrepPattern(pattern: string, caseInsensitive: boolean): RegExp {
   try {
     return new RegExp(pattern, caseInsensitive ? 'i' : '');
@@ -109,30 +104,6 @@ export function compileGrepPattern(pattern: string, caseInsensitive: boolean): R
       error instanceof Error ? error.message.replace(/^Invalid regular expression: /, '') : String(error),
     );
   }
-}
-
-export function describeStop(
-  reason: ScanStopReason | undefined,
-  stats: ScanStats,
-  limit: number,
-): string | undefined {
-  const parts: string[] = [];
-  if (reason === 'max_results') {
-    parts.push(
-      `Stopped at the limit of ${limit} matches; narrow the pattern, the path or the glob to see the rest.`,
-    );
-  } else if (reason === 'time_budget') {
-    parts.push(
-      "Stopped at the tool's time budget before the search finished (a very large tree or a slow regex); " +
-        'these are the matches found so far. Narrow the path or the glob, or simplify the pattern.',
-    );
-  }
-  if (stats.filesCappedPerFile > 0) {
-    parts.push(
-      `${stats.filesCappedPerFile} file(s) had more matches than the per-file limit; grep that file alone or read it.`,
-    );
-  }
-  return parts.length === 0 ? undefined : parts.join(' ');
 }
 
 /** The byte prefilter is case-sensitive: with caseInsensitive it is used only for a literal without letters. */
@@ -265,7 +236,7 @@ export const grepTool = defineTool<GrepArguments>({
         text,
       }))
       .sort(compareMatches);
-    const notice = describeStop(scan.stopReason, scan.stats, maxResults);
+    const notice = describeScanStop('grep', scan.stopReason, scan.stats, maxResults);
     return {
       pattern: args.pattern,
       path: args.path ?? input,
