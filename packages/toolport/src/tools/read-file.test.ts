@@ -16,6 +16,7 @@ import {
   BYTE_VIEW_CAP_BYTES,
   MAX_LINE_CHARACTERS,
   TEXT_VIEW_CAP_BYTES,
+  formatTextWindow,
   type ReadFileResult,
 } from './read-file.ts';
 
@@ -39,6 +40,21 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await removeDirectory(work);
+});
+
+describe('FS-1 read_file text window', () => {
+  it('counts lines with and without a final newline, keeps empty lines, and windows the end', () => {
+    expect(formatTextWindow('a\nb', 1, 10)).toMatchObject({ totalLines: 2, content: '     1\ta\n     2\tb' });
+    expect(formatTextWindow('a\n\nc\n', 2, 10)).toMatchObject({
+      totalLines: 3,
+      startLine: 2,
+      endLine: 3,
+      content: '     2\t\n     3\tc',
+      truncated: false,
+    });
+    expect(formatTextWindow('\n', 1, 1)).toMatchObject({ totalLines: 1, content: '     1\t' });
+    expect(formatTextWindow('x\ny\nz', 3, 5)).toMatchObject({ endLine: 3, content: '     3\tz' });
+  });
 });
 
 describe('FS-1 read_file', () => {

@@ -48,11 +48,23 @@ export interface ReadFileResult {
   notice?: string;
 }
 
-function splitLines(text: string): string[] {
-  if (text === '') return [];
-  const lines = text.split('\n');
-  if (lines.at(-1) === '') lines.pop();
-  return lines;
+/** Lines of `text` (a final newline does not start another line), counted without splitting the whole file. */
+function countLines(text: string): number {
+  if (text === '') return 0;
+  let count = 0;
+  for (let index = text.indexOf('\n'); index !== -1; index = text.indexOf('\n', index + 1)) count += 1;
+  return text.endsWith('\n') ? count : count + 1;
+}
+
+/** Offset where line `lineNumber` (1-based) starts; `text.length` past the end. */
+function lineStartOffset(text: string, lineNumber: number): number {
+  let offset = 0;
+  for (let line = 1; line < lineNumber; line += 1) {
+    const newline = text.indexOf('\n', offset);
+    if (newline === -1) return text.length;
+    offset = newline + 1;
+  }
+  return offset;
 }
 
 /** cat -n: right-aligned line number, a tab, the line. */
@@ -65,8 +77,8 @@ export function formatTextWindow(
   startLine: number,
   maxLines: number,
 ): Pick<ReadFileResult, 'content' | 'totalLines' | 'startLine' | 'endLine' | 'truncated' | 'notice'> {
-  const lines = splitLines(text);
-  const totalLines = lines.length;
+  // A 10 MiB file is never split whole: lines are counted, and only the window is sliced out.
+  const totalLines = countLines(text);
   if (totalLines === 0) {
     if (startLine > 1) throw startLineError(startLine, 0);
     return { content: '', totalLines: 0, startLine: 1, endLine: 0, truncated: false };
@@ -77,8 +89,12 @@ export function formatTextWindow(
   let cutLines = 0;
   let endLine = startLine - 1;
   const lastWanted = Math.min(totalLines, startLine + maxLines - 1);
+  let offset = lineStartOffset(text, startLine);
   for (let lineNumber = startLine; lineNumber <= lastWanted; lineNumber += 1) {
-    let line = lines[lineNumber - 1]!;
+    const newline = text.indexOf('\n', offset);
+    const end = newline === -1 ? text.length : newline;
+    let line = text.slice(offset, end);
+    offset = end + 1;
     if (line.endsWith('\r')) line = line.slice(0, -1);
     if (line.length > MAX_LINE_CHARACTERS) {
       line = `${line.slice(0, MAX_LINE_CHARACTERS)}… [line cut at ${MAX_LINE_CHARACTERS} of ${line.length} characters]`;
