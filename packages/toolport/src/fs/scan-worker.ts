@@ -23,6 +23,17 @@ import {
   type WorkerMessage,
 } from './scan-protocol.ts';
 
+/** One read buffer per worker, grown to the largest file read and shrunk back between jobs. */
+const DEFAULT_BUFFER_BYTES = 1024 * 1024;
+let buffer = Buffer.allocUnsafe(DEFAULT_BUFFER_BYTES);
+
+function reserveBuffer(bytes: number, keep: number): void {
+  if (buffer.length >= bytes) return;
+  const larger = Buffer.allocUnsafe(bytes);
+  buffer.copy(larger, 0, 0, keep);
+  buffer = larger;
+}
+
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 const FLUSH_EVERY_ITEMS = 256;
 const FLUSH_EVERY_MS = 40;
@@ -196,7 +207,7 @@ function runGrep(job: GrepJob, scanner: Scanner): void {
     job.fileGlob === undefined
       ? undefined
       : picomatch(job.fileGlob, { dot: job.includeDotfiles, basename: !job.fileGlob.includes('/') });
-  const buffer = Buffer.allocUnsafe(job.maxFileSizeBytes + 1);
+  const limit = job.maxFileSizeBytes + 1;
   const literal = job.requiredLiteral === undefined ? undefined : Buffer.from(job.requiredLiteral, 'utf8');
   const stats = scanner.stats;
 
@@ -222,7 +233,9 @@ function runGrep(job: GrepJob, scanner: Scanner): void {
       }
       // The cap is on what the descriptor delivers, as in read_file: a file growing while read is skipped. A short
       // read of a regular file is its end, which saves the extra read that would return 0.
+      reserveBuffer(Math.min(fileStats.size + 1, limit), 0);
       for (;;) {
+        if (length === buffer.length) reserveBuffer(Math.min(buffer.length * 2, limit), length);
         const wanted = buffer.length - length;
         const bytesRead = readSync(descriptor, buffer, length, wanted, length);
         length += bytesRead;
@@ -301,6 +314,7 @@ function runGrep(job: GrepJob, scanner: Scanner): void {
 }
 
 parentPort!.on('message', (job: ScanJob) => {
+  if (buffer.length > 4 * DEFAULT_BUFFER_BYTES) buffer = Buffer.allocUnsafe(DEFAULT_BUFFER_BYTES);
   const scanner = new Scanner(job);
   try {
     if (job.kind === 'glob') runGlob(job, scanner);

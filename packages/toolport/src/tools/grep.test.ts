@@ -96,6 +96,20 @@ describe('FS-5 grep', () => {
     expect(result.skipped.tooLarge).toBeGreaterThanOrEqual(1);
   });
 
+  it('reads a file larger than its default read buffer whole (match at the end of 3 MiB)', async () => {
+    await mkdir(join(root, 'large'), { recursive: true });
+    await writeFile(join(root, 'large', 'big.txt'), `${'x'.repeat(3 * 1024 * 1024)}\nneedle at the end\n`);
+    const result = resultOf<GrepResult>(
+      await createFsHarness({ settings: { maxFileSizeBytes: 4 * 1024 * 1024 } }).run('grep', {
+        pattern: 'needle',
+        path: join(root, 'large'),
+      }),
+    );
+    expect(result.matches).toEqual([
+      { file: join(root, 'large', 'big.txt'), line: 2, text: 'needle at the end' },
+    ]);
+  });
+
   it('caps matches per file and in total, and says so', async () => {
     const perFile = resultOf<GrepResult>(
       await harness({ maxMatchesPerFile: 3 }).run('grep', { pattern: 'needle', path: 'src/many.txt' }),
