@@ -6,7 +6,7 @@
  *
  * Loaded by URL: `scan-worker.ts` under src (Node type stripping), `scan-worker.js` in dist (AGENTS.md).
  */
-import { closeSync, constants, fstatSync, openSync, readSync, readdirSync, type Dirent } from 'node:fs';
+import { closeSync, constants, openSync, readSync, readdirSync, type Dirent } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import picomatch from 'picomatch';
 import { looksBinary } from './binary-detection.ts';
@@ -222,21 +222,14 @@ function runGrep(job: GrepJob, scanner: Scanner): void {
     }
     let length = 0;
     try {
-      const fileStats = fstatSync(descriptor);
-      if (!fileStats.isFile()) {
-        stats.skippedUnreadable += 1;
-        return;
-      }
-      if (fileStats.size > job.maxFileSizeBytes) {
-        stats.skippedTooLarge += 1;
-        return;
-      }
-      // The cap is on what the descriptor delivers, as in read_file: a file growing while read is skipped. A short
-      // read of a regular file is its end, which saves the extra read that would return 0.
-      reserveBuffer(Math.min(fileStats.size + 1, limit), 0);
+      // No fstat: it costs more than the read of a small file. The walk's dirent said "regular file"; a FIFO or a
+      // directory swapped in since fails the read (O_NONBLOCK: EAGAIN; EISDIR), and a file over the cap is detected
+      // by what the descriptor delivers, as in read_file — a file growing while read is skipped too. A short read of
+      // a regular file is its end, which saves the extra read that would return 0.
       for (;;) {
         if (length === buffer.length) reserveBuffer(Math.min(buffer.length * 2, limit), length);
-        const wanted = buffer.length - length;
+        // Never more than one byte past the cap, whatever the buffer's size.
+        const wanted = Math.min(buffer.length, limit) - length;
         const bytesRead = readSync(descriptor, buffer, length, wanted, length);
         length += bytesRead;
         if (length > job.maxFileSizeBytes) {
