@@ -209,3 +209,9 @@ export { FileImageStore } from './providers/images/file-image-store.ts';
 export { createGenerateImageToolPlan } from './tools/generate-image.ts';
 export type { GenerateImagePlan, GenerateImageResult } from './tools/generate-image.ts';
 export { formatStreamEventAsSse } from './providers/stream-events-sse.ts';
+// Filesystem tools' helpers (PATH-1/PATH-2, FS-1/FS-2). `closeScanWorkers` ends grep/glob's warm workers on shutdown.
+export { createPathPolicy, isPathInside, resolveAndValidatePath } from './fs/resolve-and-validate-path.ts';
+export type { PathPolicy, PathPolicyOptions, ResolvedPath } from './fs/resolve-and-validate-path.ts';
+export { InMemoryFreshnessLedger } from './fs/freshness-ledger.ts';
+export { FileFreshnessLedger } from './fs/file-freshness-ledger.ts';
+export { closeScanWorkers } from './fs/scan-pool.ts';

@@ -1,5 +1,6 @@
 import { InMemoryExecutionRecorder } from '../core/execution-recorder.ts';
 import { defaultToolRegistry } from '../core/tool-registry.ts';
+import { FileFreshnessLedger, getCliFreshnessDirectory } from '../fs/file-freshness-ledger.ts';
 import { registerBuiltinTools } from '../tools/index.ts';
 import { processIo, type CliIo } from './cli-io.ts';
 import { runToolsListCommand } from './tools-list-command.ts';
@@ -10,7 +11,7 @@ export const USAGE = `toolport — a tool runtime for LLM agents
 
 Usage:
   toolport tools list [--json]
-  toolport tools run <name> --args '<json>' [--settings '<json>'] [--workdir DIR] [--mode chat|agent]
+  toolport tools run <name> --args '<json>' [--settings '<json>'] [--workdir DIR] [--mode chat|agent] [--chat ID]
   toolport chat --provider openai|openai-chat|anthropic|gemini --model M [--base-url URL] [-p "prompt"]
   toolport mcp [--workdir DIR]          serve the enabled tools as an MCP server on stdio
   toolport serve [--host 127.0.0.1] [--port 7420] [--data-dir DIR] [--database-url sqlite:<path>|postgres://…]
@@ -25,10 +26,15 @@ type CommandHandler = (argv: string[], io: CliIo, signal: AbortSignal) => Promis
 /** One entry per command path. Heavy commands are imported on use so `tools` and `mcp` start fast. */
 const COMMANDS: Record<string, CommandHandler> = {
   'tools list': (argv, io) => runToolsListCommand(argv, registerBuiltinTools(defaultToolRegistry), io),
-  'tools run': (argv, io, signal) =>
+  'tools run': async (argv, io, signal) =>
     runToolsRunCommand(
       argv,
-      { registry: registerBuiltinTools(defaultToolRegistry), recorder: new InMemoryExecutionRecorder() },
+      {
+        registry: registerBuiltinTools(defaultToolRegistry),
+        recorder: new InMemoryExecutionRecorder(),
+        // One process per call: read_file's record must outlive it for write_file's guard (keyed by --chat).
+        services: { freshnessLedger: new FileFreshnessLedger(await getCliFreshnessDirectory(io.env)) },
+      },
       io,
       signal,
     ),

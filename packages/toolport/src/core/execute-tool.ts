@@ -153,7 +153,7 @@ export async function executeTool(
     if (outcome.ok) {
       const serialized = serializeToolResult(
         outcome.result,
-        environment.maxResultCharacters ?? DEFAULT_MAX_RESULT_CHARACTERS,
+        environment.maxResultCharacters ?? tool?.maxResultCharacters ?? DEFAULT_MAX_RESULT_CHARACTERS,
       );
       finished = {
         ok: true,

@@ -189,6 +189,11 @@ export interface RegisteredTool<TArguments extends object = ToolArguments> {
   execute(args: TArguments, context: ToolContext): Promise<unknown>;
   /** Hints for MCP clients and the UI. */
   annotations?: ToolAnnotations;
+  /**
+   * The tool's own cap on the serialized result (CORE-7), for a tool whose whole result must reach the model
+   * (read_file's byte views). A host's `maxResultCharacters` still wins.
+   */
+  maxResultCharacters?: number;
 }
 
 export interface ToolAnnotations {

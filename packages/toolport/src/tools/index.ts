@@ -1,9 +1,15 @@
 import { defaultToolRegistry, type ToolRegistry } from '../core/tool-registry.ts';
 import type { RegisteredTool } from '../core/tool-types.ts';
 import { createBashTool } from './bash.ts';
+import { editFileTool } from './edit-file.ts';
 import { generateImageTool } from './generate-image.ts';
 import { getCurrentDatetimeTool } from './get-current-datetime.ts';
+import { globTool } from './glob.ts';
+import { grepTool } from './grep.ts';
+import { listDirectoryTool } from './list-directory.ts';
 import { createPowershellTool } from './powershell.ts';
+import { readFileTool } from './read-file.ts';
+import { writeFileTool } from './write-file.ts';
 import { createZshTool } from './zsh.ts';
 
 /**
@@ -12,8 +18,14 @@ import { createZshTool } from './zsh.ts';
  */
 export function listBuiltinTools(): RegisteredTool[] {
   return [
-    generateImageTool,
     getCurrentDatetimeTool,
+    readFileTool,
+    writeFileTool,
+    editFileTool,
+    listDirectoryTool,
+    globTool,
+    grepTool,
+    generateImageTool,
     // FS-6: each shell only when its interpreter is on PATH.
     ...[createBashTool(), createZshTool(), createPowershellTool()].filter((tool) => tool !== undefined),
   ];

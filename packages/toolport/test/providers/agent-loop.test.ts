@@ -231,11 +231,14 @@ describe('PROV-4 agent loop', () => {
   it('offers exactly the runtime enabled tools', async () => {
     server.enqueue('openai', scriptStep('openai', { text: 'ok' }));
     const before = server.requests.length;
-    await runTurn(server, 'openai', buildRuntime());
+    const runtime = buildRuntime();
+    await runTurn(server, 'openai', runtime);
     const tools = server.requests[before]!.body.tools as Array<{ name: string; strict: boolean }>;
-    expect(tools.map((tool) => [tool.name, tool.strict])).toEqual([
-      ['add', true],
-      ['get_current_datetime', true],
-    ]);
+    // Exactly the runtime's enabled tools, in its order, every one strict (built-ins disabled by default are absent).
+    expect(tools.map((tool) => [tool.name, tool.strict])).toEqual(
+      runtime.tools.map((tool) => [tool.definition.name, true]),
+    );
+    expect(tools.map((tool) => tool.name)).toContain('add');
+    expect(tools.map((tool) => tool.name)).not.toContain('bash');
   });
 });

@@ -1,0 +1,327 @@
+/**
+ * The grep/glob scanner, run in a worker thread (SPEC FS-4/FS-5): a scan never blocks the server's event loop, and a
+ * catastrophic regex stuck inside one `exec` can be stopped by terminating the worker at the time budget. The scan is
+ * synchronous on purpose: it owns its thread, sync fs calls are the fastest way to walk and read a warm tree, and
+ * cooperative stopping goes through a SharedArrayBuffer the main thread writes (no message can arrive mid-scan).
+ *
+ * Loaded by URL: `scan-worker.ts` under src (Node type stripping), `scan-worker.js` in dist (AGENTS.md).
+ */
+import { closeSync, constants, openSync, readSync, readdirSync, type Dirent } from 'node:fs';
+import { parentPort } from 'node:worker_threads';
+import picomatch from 'picomatch';
+import { looksBinary } from './binary-detection.ts';
+import { GitignoreRules } from './gitignore-rules.ts';
+import { SharedDirectoryQueue } from './shared-directory-queue.ts';
+import {
+  SHARED_RESULT_COUNT,
+  SHARED_STOP,
+  STOP_LIMIT,
+  type GlobJob,
+  type GrepJob,
+  type ScanJob,
+  type ScanStats,
+  type WorkerMessage,
+} from './scan-protocol.ts';
+
+/** One read buffer per worker, grown to the largest file read and shrunk back between jobs. */
+const DEFAULT_BUFFER_BYTES = 1024 * 1024;
+let buffer = Buffer.allocUnsafe(DEFAULT_BUFFER_BYTES);
+
+function reserveBuffer(bytes: number, keep: number): void {
+  if (buffer.length >= bytes) return;
+  const larger = Buffer.allocUnsafe(bytes);
+  buffer.copy(larger, 0, 0, keep);
+  buffer = larger;
+}
+
+const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+const FLUSH_EVERY_ITEMS = 256;
+const FLUSH_EVERY_MS = 40;
+/** A matched line longer than this is shown as a window around the match. */
+const MAX_MATCH_TEXT_CHARACTERS = 500;
+
+function compareDirents(left: Dirent, right: Dirent): number {
+  return left.name < right.name ? -1 : left.name > right.name ? 1 : 0;
+}
+
+class Scanner {
+  readonly #job: ScanJob;
+  readonly #shared: Int32Array;
+  readonly #stats: ScanStats = {
+    filesScanned: 0,
+    filesMatched: 0,
+    skippedBinary: 0,
+    skippedTooLarge: 0,
+    skippedUnreadable: 0,
+    filesCappedPerFile: 0,
+    directoriesWalked: 0,
+  };
+  #pending: unknown[] = [];
+  #lastFlush = performance.now();
+
+  readonly #queue: SharedDirectoryQueue;
+  readonly #gitignore: GitignoreRules | undefined;
+
+  constructor(job: ScanJob) {
+    this.#job = job;
+    this.#shared = new Int32Array(job.shared);
+    this.#queue = new SharedDirectoryQueue(job.queue, job.queueData, this.#shared, job.role === 'lead');
+    this.#gitignore =
+      job.respectGitignore && (job.kind === 'glob' || !job.isFile) ? new GitignoreRules(job.root) : undefined;
+  }
+
+  get pendingCount(): number {
+    return this.#pending.length;
+  }
+
+  get stats(): ScanStats {
+    return this.#stats;
+  }
+
+  stopped(): boolean {
+    return Atomics.load(this.#shared, SHARED_STOP) !== 0;
+  }
+
+  /** Reserves one result slot across every worker of the call; false (and a global stop) once the limit is hit. */
+  reserve(): boolean {
+    if (Atomics.add(this.#shared, SHARED_RESULT_COUNT, 1) >= this.#job.maxResults) {
+      Atomics.compareExchange(this.#shared, SHARED_STOP, 0, STOP_LIMIT);
+      return false;
+    }
+    return true;
+  }
+
+  emit(item: unknown): void {
+    this.#pending.push(item);
+    if (this.#pending.length >= FLUSH_EVERY_ITEMS) this.flush();
+  }
+
+  maybeFlush(): void {
+    if (this.#pending.length > 0 && performance.now() - this.#lastFlush >= FLUSH_EVERY_MS) this.flush();
+  }
+
+  flush(): void {
+    this.#lastFlush = performance.now();
+    if (this.#pending.length === 0) return;
+    const message: WorkerMessage = { type: 'batch', jobId: this.#job.jobId, items: this.#pending };
+    parentPort!.postMessage(message);
+    this.#pending = [];
+  }
+
+  isDenied(absolutePath: string): boolean {
+    for (const root of this.#job.deniedRoots) {
+      if (absolutePath === root || absolutePath.startsWith(root.endsWith('/') ? root : `${root}/`))
+        return true;
+    }
+    return false;
+  }
+
+  /**
+   * Depth-first walk below `root` without following symlinks, shared with the other workers of the scan through the
+   * directory queue. Calls `onEntry` with the path relative to `root` (with `/` separators) for each entry; a `false`
+   * return from `descend` prunes a directory.
+   */
+  walk(
+    root: string,
+    onEntry: (relativePath: string, name: string, dirent: Dirent) => void,
+    descend: (relativePath: string, name: string) => boolean,
+  ): void {
+    const rootPrefix = root.endsWith('/') ? root : `${root}/`;
+    const stack: string[] = this.#job.role === 'lead' ? [''] : [];
+    for (;;) {
+      if (this.stopped()) return;
+      let relativeDirectory = stack.pop();
+      if (relativeDirectory === undefined) {
+        this.flush();
+        relativeDirectory = this.#queue.take();
+        if (relativeDirectory === undefined) return;
+      }
+      const absoluteDirectory = relativeDirectory === '' ? root : rootPrefix + relativeDirectory;
+      let entries: Dirent[];
+      try {
+        entries = readdirSync(absoluteDirectory, { withFileTypes: true });
+      } catch {
+        this.#stats.skippedUnreadable += 1;
+        continue;
+      }
+      this.#stats.directoriesWalked += 1;
+      const ignoreChain = this.#gitignore?.chainFor(relativeDirectory);
+      // Sorted walk: a single worker returns the same first N results every time.
+      entries.sort(compareDirents);
+      const subdirectories: string[] = [];
+      for (const dirent of entries) {
+        const name = dirent.name;
+        if (!this.#job.includeDotfiles && !this.#job.keepDotEntries && name.charCodeAt(0) === 46 /* . */)
+          continue;
+        const relativePath = relativeDirectory === '' ? name : `${relativeDirectory}/${name}`;
+        if (this.#job.deniedRoots.length > 0 && this.isDenied(rootPrefix + relativePath)) continue;
+        if (ignoreChain !== undefined) {
+          if (name === '.git') continue;
+          if (
+            ignoreChain.length > 0 &&
+            GitignoreRules.ignores(ignoreChain, relativePath, dirent.isDirectory())
+          )
+            continue;
+        }
+        onEntry(relativePath, name, dirent);
+        if (this.stopped()) return;
+        if (dirent.isDirectory() && descend(relativePath, name)) subdirectories.push(relativePath);
+      }
+      // Reverse so the walk visits subdirectories in sorted order (the stack pops the last one first).
+      for (let index = subdirectories.length - 1; index >= 0; index -= 1) stack.push(subdirectories[index]!);
+      if (stack.length >= 2 && this.#queue.hungry()) this.#queue.share(stack);
+      this.maybeFlush();
+    }
+  }
+}
+
+function runGlob(job: GlobJob, scanner: Scanner): void {
+  // "**/<name pattern>" (the common case) only needs the entry's name: the walk already skips dot directories that
+  // `**` must not cross, so matching the short name is equivalent and cheaper than matching the whole path.
+  const rest = job.pattern.startsWith('**/') ? job.pattern.slice(3) : undefined;
+  const byName = rest !== undefined && !rest.includes('/') && (job.includeDotfiles || !job.keepDotEntries);
+  const matcher = picomatch(byName ? rest! : job.pattern, { dot: job.includeDotfiles });
+  scanner.walk(
+    job.root,
+    (relativePath, name) => {
+      if (matcher(byName ? name : relativePath) && scanner.reserve()) scanner.emit(relativePath);
+    },
+    () => true,
+  );
+}
+
+function clipLine(line: string, matchOffset: number): string {
+  if (line.length <= MAX_MATCH_TEXT_CHARACTERS) return line;
+  const start = Math.max(0, Math.min(matchOffset - 100, line.length - MAX_MATCH_TEXT_CHARACTERS));
+  const clipped = line.slice(start, start + MAX_MATCH_TEXT_CHARACTERS);
+  return `${start > 0 ? '…' : ''}${clipped}${start + MAX_MATCH_TEXT_CHARACTERS < line.length ? '…' : ''}`;
+}
+
+function runGrep(job: GrepJob, scanner: Scanner): void {
+  // The whole-file test (flag m, so ^ and $ work per line) rejects most files in one pass; lines are only split in
+  // files that match somewhere, and a match spanning lines is confirmed against its line alone (grep is per line).
+  const wholeFile = new RegExp(job.regexSource, `${job.regexFlags}m`);
+  const global = new RegExp(job.regexSource, `${job.regexFlags}gm`);
+  const perLine = new RegExp(job.regexSource, job.regexFlags);
+  const fileFilter =
+    job.fileGlob === undefined
+      ? undefined
+      : picomatch(job.fileGlob, { dot: job.includeDotfiles, basename: !job.fileGlob.includes('/') });
+  const limit = job.maxFileSizeBytes + 1;
+  const literal = job.requiredLiteral === undefined ? undefined : Buffer.from(job.requiredLiteral, 'utf8');
+  const stats = scanner.stats;
+
+  const searchFile = (absolutePath: string, relativePath: string): void => {
+    let descriptor: number;
+    try {
+      // O_NOFOLLOW/O_NONBLOCK: a file swapped for a symlink or a FIFO after the readdir neither escapes nor blocks.
+      descriptor = openSync(absolutePath, OPEN_FLAGS);
+    } catch {
+      stats.skippedUnreadable += 1;
+      return;
+    }
+    let length = 0;
+    try {
+      // No fstat: it costs more than the read of a small file. The walk's dirent said "regular file"; a FIFO or a
+      // directory swapped in since fails the read (O_NONBLOCK: EAGAIN; EISDIR), and a file over the cap is detected
+      // by what the descriptor delivers, as in read_file — a file growing while read is skipped too. A short read of
+      // a regular file is its end, which saves the extra read that would return 0.
+      for (;;) {
+        if (length === buffer.length) reserveBuffer(Math.min(buffer.length * 2, limit), length);
+        // Never more than one byte past the cap, whatever the buffer's size.
+        const wanted = Math.min(buffer.length, limit) - length;
+        const bytesRead = readSync(descriptor, buffer, length, wanted, length);
+        length += bytesRead;
+        if (length > job.maxFileSizeBytes) {
+          stats.skippedTooLarge += 1;
+          return;
+        }
+        if (bytesRead < wanted) break;
+      }
+    } catch {
+      stats.skippedUnreadable += 1;
+      return;
+    } finally {
+      closeSync(descriptor);
+    }
+    if (looksBinary(buffer, length)) {
+      stats.skippedBinary += 1;
+      return;
+    }
+    stats.filesScanned += 1;
+    if (literal !== undefined && buffer.subarray(0, length).indexOf(literal) === -1) return;
+    const text = buffer.toString('utf8', 0, length);
+    if (!wholeFile.test(text)) return;
+    let matchesInFile = 0;
+    let lineNumber = 1;
+    let counted = 0;
+    global.lastIndex = 0;
+    for (let match = global.exec(text); match !== null; match = global.exec(text)) {
+      const index = match.index;
+      // With flag m, ^ also matches after the file's final newline: that empty "line" does not exist.
+      if (index === text.length && index > 0 && text.charCodeAt(index - 1) === 10) break;
+      const lineStart = index === 0 ? 0 : text.lastIndexOf('\n', index - 1) + 1;
+      let lineEnd = text.indexOf('\n', index);
+      if (lineEnd === -1) lineEnd = text.length;
+      let line = text.slice(lineStart, lineEnd);
+      if (index + match[0].length > lineEnd && !perLine.test(line)) {
+        global.lastIndex = index + 1;
+        continue;
+      }
+      if (matchesInFile === job.maxMatchesPerFile) {
+        stats.filesCappedPerFile += 1;
+        break;
+      }
+      for (let position = text.indexOf('\n', counted); position !== -1 && position < lineStart;) {
+        lineNumber += 1;
+        position = text.indexOf('\n', position + 1);
+      }
+      counted = lineStart;
+      if (line.endsWith('\r')) line = line.slice(0, -1);
+      if (!scanner.reserve()) return;
+      if (matchesInFile === 0) stats.filesMatched += 1;
+      matchesInFile += 1;
+      scanner.emit([relativePath, lineNumber, clipLine(line, index - lineStart)]);
+      global.lastIndex = lineEnd + 1;
+      if (lineEnd >= text.length) break;
+    }
+  };
+
+  if (job.isFile) {
+    searchFile(job.root, job.fileName);
+    return;
+  }
+  const rootPrefix = job.root.endsWith('/') ? job.root : `${job.root}/`;
+  scanner.walk(
+    job.root,
+    (relativePath, _name, dirent) => {
+      if (!dirent.isFile()) return;
+      if (fileFilter !== undefined && !fileFilter(relativePath)) return;
+      const before = scanner.pendingCount;
+      searchFile(rootPrefix + relativePath, relativePath);
+      // A file's matches go out at once: if the next file hangs the regex, they survive the worker's termination.
+      if (scanner.pendingCount > before) scanner.flush();
+    },
+    () => true,
+  );
+}
+
+parentPort!.on('message', (job: ScanJob) => {
+  if (buffer.length > 4 * DEFAULT_BUFFER_BYTES) buffer = Buffer.allocUnsafe(DEFAULT_BUFFER_BYTES);
+  const scanner = new Scanner(job);
+  try {
+    if (job.kind === 'glob') runGlob(job, scanner);
+    else runGrep(job, scanner);
+    scanner.flush();
+    const done: WorkerMessage = { type: 'done', jobId: job.jobId, stats: scanner.stats };
+    parentPort!.postMessage(done);
+  } catch (error) {
+    scanner.flush();
+    const failed: WorkerMessage = {
+      type: 'error',
+      jobId: job.jobId,
+      message: error instanceof Error ? error.message : String(error),
+    };
+    parentPort!.postMessage(failed);
+  }
+});
