@@ -260,10 +260,16 @@ export async function executeTool(
 
   const timeoutMs = getToolTimeoutMs(settings);
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new ToolTimeoutReason(timeoutMs)), timeoutMs);
-  const onParentAbort = (): void => controller.abort(new ToolCancelledReason(parentSignal?.reason));
+  // The race below settles through `stopRace` directly (not a listener on the controller's signal: EventTarget
+  // listeners are a measurable share of the per-call overhead this function is budgeted for).
+  let stopRace: ((reason: Error) => void) | undefined;
+  const abortCall = (reason: Error): void => {
+    controller.abort(reason);
+    stopRace?.(reason);
+  };
+  const timer = setTimeout(() => abortCall(new ToolTimeoutReason(timeoutMs)), timeoutMs);
+  const onParentAbort = (): void => abortCall(new ToolCancelledReason(parentSignal?.reason));
   parentSignal?.addEventListener('abort', onParentAbort, { once: true });
-  let onBudgetOrCancel: (() => void) | undefined;
 
   const context: ToolContext = {
     toolName,
@@ -289,8 +295,7 @@ export async function executeTool(
     // Settles with the executor, or rejects as soon as the budget or the caller aborts — even when the tool ignores
     // its signal. A late rejection of the executor after that is swallowed by the then() below.
     const result = await new Promise<unknown>((resolve, reject) => {
-      onBudgetOrCancel = () => reject(controller.signal.reason as Error);
-      controller.signal.addEventListener('abort', onBudgetOrCancel, { once: true });
+      stopRace = reject;
       tool.execute(args, context).then(resolve, reject);
     });
     if (controller.signal.aborted)
@@ -305,7 +310,6 @@ export async function executeTool(
   } finally {
     clearTimeout(timer);
     parentSignal?.removeEventListener('abort', onParentAbort);
-    if (onBudgetOrCancel !== undefined) controller.signal.removeEventListener('abort', onBudgetOrCancel);
   }
 }
 
