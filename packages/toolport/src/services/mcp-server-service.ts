@@ -1,3 +1,6 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { isToolportError } from '../core/errors.ts';
 import type { RegistryEntry } from '../core/tool-registry.ts';
@@ -44,6 +47,9 @@ export function toMcpServerConfig(record: McpServerRecord): McpServerConfig {
   });
 }
 
+/** Sent on every request this process's pool makes to a remote MCP server, with the process's random id. */
+export const MCP_CLIENT_HEADER = 'x-toolport-mcp-client';
+
 /**
  * SPEC MCP-1 in the server: the process's one `McpClientPool`, fed by the users' stored server rows. Its tool source
  * joins `getEnabledToolRuntime`, so a turn and the capability inspector share each server's connection and listing.
@@ -52,14 +58,21 @@ export class McpServerService {
   readonly pool: McpClientPool;
   readonly #options: McpServerServiceOptions;
   readonly #safeFetch: SafeFetch | undefined;
+  readonly #instanceId = randomUUID();
+  readonly #withoutMcpTools = new AsyncLocalStorage<true>();
 
   constructor(options: McpServerServiceOptions) {
     this.#options = options;
     this.#safeFetch =
       options.fetch === undefined ? createSafeFetch({ allowlist: options.outboundAllowlist }) : undefined;
+    const fetch = options.fetch ?? this.#safeFetch!.fetch;
     this.pool = new McpClientPool({
       secretsForUser: (userId) => options.secrets.createReader(userId),
-      fetch: options.fetch ?? this.#safeFetch!.fetch,
+      fetch: (url, init) => {
+        const headers = new Headers(init?.headers);
+        headers.set(MCP_CLIENT_HEADER, this.#instanceId);
+        return fetch(url, { ...init, headers });
+      },
       ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
       ...(options.listTimeoutMs === undefined ? {} : { listTimeoutMs: options.listTimeoutMs }),
       ...(options.logger === undefined ? {} : { logger: options.logger }),
@@ -83,8 +96,23 @@ export class McpServerService {
     return configs;
   }
 
+  /**
+   * True when a request to toolport's own `/mcp` comes from this process's pool: a user's remote MCP server that
+   * points back at this server (directly or through another user). Its runtime must then leave MCP tools out, or
+   * listing would wait on the very connection being opened (a loop until the connect timeout).
+   */
+  isOwnClient(headers: IncomingHttpHeaders): boolean {
+    return headers[MCP_CLIENT_HEADER] === this.#instanceId;
+  }
+
+  /** Runs `work` with this service's tool source contributing nothing (see `isOwnClient`). */
+  withoutMcpTools<T>(work: () => Promise<T>): Promise<T> {
+    return this.#withoutMcpTools.run(true, work);
+  }
+
   /** The catalog source: every enabled server's tools (connecting lazily), named clear of the reserved names. */
   readonly toolSource: UserToolSource = async (userId) => {
+    if (this.#withoutMcpTools.getStore() === true) return [];
     const configs = await this.listConfigs(userId);
     if (configs.length === 0) return [];
     const { entries } = await this.pool.getEntries(userId, configs, {

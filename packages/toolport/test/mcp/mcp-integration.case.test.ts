@@ -319,14 +319,33 @@ describe.each(TEST_ENGINES)('MCP-1/MCP-2/MCP-3 wired into the server on %s', (en
     expect(remote.raw).not.toContain(alice.token);
     const runtime = await server.services.toolRuntime.getEnabledToolRuntime(bob);
     const remoteNames = runtime.tools.map((tool) => tool.definition.name);
-    expect(remoteNames).toContain('self_alicefix_echo');
+    expect(remoteNames).toContain('self_always_on');
     expect(remoteNames).not.toContain('self_configurable');
-    const outcome = await runtime.execute({
-      toolName: 'self_alicefix_echo',
-      arguments: { text: 'both ways' },
-    });
-    expect(outcome).toMatchObject({ ok: true, result: 'both ways' });
+    // A call back from this process's own pool gets no MCP tools (no loops): Alice's servers stay hers.
+    expect(remoteNames).not.toContain('self_alicefix_echo');
+    const outcome = await runtime.execute({ toolName: 'self_always_on', arguments: {} });
+    expect(outcome).toMatchObject({ ok: true, result: { ok: true } });
     const status = await call('GET', `/api/mcp-servers/${remote.body.id as string}/status`, bob);
     expect(status.body.status).toMatchObject({ connected: true, transport: 'streamable-http' });
+  });
+
+  it('a remote server pointing back at this server’s own /mcp does not loop', async () => {
+    const user = await createTestUser(server.services, 'loop');
+    await call('PUT', '/api/secrets/OWN_TOKEN', user, { value: user.token });
+    await call('POST', '/api/mcp-servers', user, fixtureServer('inner'));
+    await call('POST', '/api/mcp-servers', user, {
+      name: 'loop',
+      transport: 'http',
+      config: {
+        url: `${baseUrl}/mcp`,
+        protocol: 'streamable-http',
+        headers: { Authorization: 'Bearer {{OWN_TOKEN}}' },
+      },
+    });
+    const names = (await server.services.toolRuntime.getEnabledToolRuntime(user)).tools.map(
+      (tool) => tool.definition.name,
+    );
+    expect(names).toEqual(expect.arrayContaining(['inner_echo', 'loop_always_on']));
+    expect(names.filter((name) => name.startsWith('loop_inner') || name.startsWith('loop_loop'))).toEqual([]);
   });
 });

@@ -42,7 +42,11 @@ export function createMcpEndpointPlugin(options: McpEndpointOptions = {}): Toolp
         const user = token === undefined ? undefined : await services.tokens.authenticate(token);
         return user === undefined ? undefined : { userId: user.id };
       },
-      getRuntime: (principal) => services.toolRuntime.getEnabledToolRuntime({ id: principal.userId }),
+      getRuntime: (principal, request) => {
+        const build = () => services.toolRuntime.getEnabledToolRuntime({ id: principal.userId });
+        // This process's own pool calling back (a server configured to point at this /mcp): no MCP tools, no loop.
+        return services.mcp.isOwnClient(request.headers) ? services.mcp.withoutMcpTools(build) : build();
+      },
       ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
       ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
       serverInfo: { name: 'toolport', version: TOOLPORT_VERSION },
