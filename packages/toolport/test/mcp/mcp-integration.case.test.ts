@@ -230,6 +230,22 @@ describe.each(TEST_ENGINES)('MCP-1/MCP-2/MCP-3 wired into the server on %s', (en
     });
   });
 
+  it('an MCP tool can be disabled on its own in the tool settings; the inspector and runtime drop just that one', async () => {
+    const user = await createTestUser(server.services, 'pertool');
+    await call('POST', '/api/mcp-servers', user, fixtureServer('pt'));
+    const settings = await call('GET', '/api/settings/tools', user);
+    expect(
+      (settings.body.tools as { name: string; source: string }[]).find((tool) => tool.name === 'pt_pid'),
+    ).toMatchObject({ source: 'mcp' });
+    expect((await call('PUT', '/api/settings/tools/pt_pid', user, { enabled: false })).status).toBe(200);
+    const names = ((await capabilities(user, await newChat(user))).body.tools as CapabilityTool[]).map(
+      (tool) => tool.name,
+    );
+    expect(names).toContain('pt_echo');
+    expect(names).not.toContain('pt_pid');
+    expect(starts('pt')).toBe(1);
+  });
+
   it('refuses a remote server on a private address that is not allowlisted, reported per server', async () => {
     const user = await createTestUser(server.services, 'private');
     const created = await call('POST', '/api/mcp-servers', user, {
