@@ -1,18 +1,27 @@
 import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import type { ToolRuntime } from '../core/tool-runtime.ts';
 import type { CliIo } from './cli-io.ts';
 import { UsageError } from './usage-error.ts';
 
 /**
- * `toolport mcp [--workdir DIR]`: toolport's enabled built-ins (default settings) as an MCP server on stdio (MCP-2).
- * stdout carries only the protocol; everything else goes to stderr. Modules load lazily so a client gets its first
- * `tools/list` answer quickly (the CLI's cold start is part of every MCP client's start-up).
+ * `toolport mcp [--workdir DIR] [--data-dir DIR] [--database-url URL] [--user NAME]`: toolport's tools as an MCP
+ * server on stdio (MCP-2). Without a database option: the built-ins with default settings, nothing stored is read.
+ * With `--data-dir`, `--database-url` or `--user`: that stored user's enabled tools (settings, secrets, MCP servers)
+ * as `toolport serve` gives them. stdout carries only the protocol; everything else goes to stderr. Modules load
+ * lazily so a client gets its first `tools/list` answer quickly (the CLI's cold start is part of every MCP client's
+ * start-up).
  */
 export async function runMcpCommand(argv: string[], io: CliIo, signal: AbortSignal): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { workdir: { type: 'string' } },
+    options: {
+      workdir: { type: 'string' },
+      'data-dir': { type: 'string' },
+      'database-url': { type: 'string' },
+      user: { type: 'string' },
+    },
     strict: true,
   });
   let workingDirectory: string | undefined;
@@ -28,21 +37,41 @@ export async function runMcpCommand(argv: string[], io: CliIo, signal: AbortSign
     workingDirectory = realpathSync(candidate);
   }
 
-  const [{ createToolRuntime }, { defaultToolRegistry }, { registerBuiltinTools }, { serveMcpOverStdio }] =
-    await Promise.all([
+  // Started first so it loads alongside whatever the runtime needs.
+  const stdioServerModule = import('../mcp/mcp-stdio-server.ts');
+  const stored =
+    values['data-dir'] !== undefined || values['database-url'] !== undefined || values.user !== undefined;
+  let runtime: ToolRuntime;
+  let closeStored: () => Promise<void> = async () => {};
+  if (stored) {
+    // Persistence, services and the MCP client SDK load only in this mode.
+    const { openStoredMcpRuntime } = await import('./mcp-stored-runtime.ts');
+    const opened = await openStoredMcpRuntime(
+      {
+        dataDirectory: values['data-dir'],
+        databaseUrl: values['database-url'],
+        userName: values.user,
+        workingDirectory,
+      },
+      io,
+    );
+    runtime = opened.runtime;
+    closeStored = opened.close;
+  } else {
+    const [{ createToolRuntime }, { defaultToolRegistry }, { registerBuiltinTools }] = await Promise.all([
       import('../core/tool-runtime.ts'),
       import('../core/tool-registry.ts'),
       import('../tools/index.ts'),
-      import('../mcp/mcp-stdio-server.ts'),
     ]);
-  const registry = registerBuiltinTools(defaultToolRegistry);
-  // The lead switches this to the user's saved settings (getEnabledToolRuntime) once persistence lands.
-  const runtime = createToolRuntime({
-    entries: registry.listEntries(),
-    userId: 'local',
-    mode: workingDirectory === undefined ? 'chat' : 'agent',
-    ...(workingDirectory === undefined ? {} : { workingDirectory }),
-  });
+    const registry = registerBuiltinTools(defaultToolRegistry);
+    runtime = createToolRuntime({
+      entries: registry.listEntries(),
+      userId: 'local',
+      mode: workingDirectory === undefined ? 'chat' : 'agent',
+      ...(workingDirectory === undefined ? {} : { workingDirectory }),
+    });
+  }
+  const { serveMcpOverStdio } = await stdioServerModule;
   const server = serveMcpOverStdio({ runtime });
   // A client that went away mid-write must end the session, not crash the process.
   process.stdout.on('error', () => server.close());
@@ -52,5 +81,6 @@ export async function runMcpCommand(argv: string[], io: CliIo, signal: AbortSign
       `${workingDirectory === undefined ? '' : ` (workdir ${workingDirectory})`}\n`,
   );
   await server.closed;
+  await closeStored();
   return 0;
 }

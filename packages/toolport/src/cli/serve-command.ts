@@ -5,6 +5,8 @@ import { isToolportError } from '../core/errors.ts';
 import type { ToolRegistry } from '../core/tool-registry.ts';
 import type { ToolportLogger } from '../core/tool-types.ts';
 import { buildServer, TOOLPORT_VERSION, type ToolportServerPlugin } from '../http/build-server.ts';
+import { createMcpEndpointPlugin, mcpAllowedHosts } from '../http/plugins/mcp-endpoint.ts';
+import { parseOutboundAllowlist } from '../net/parse-outbound-allowlist.ts';
 import { migrateDatabase, openDatabase } from '../persistence/database.ts';
 import { loadSecretKey } from '../secrets/secret-key.ts';
 import type { UserToolSource } from '../services/tool-catalog.ts';
@@ -79,6 +81,7 @@ async function serve(
     throw new UsageError(`--log-level must be one of fatal, error, warn, info, debug, trace, silent`);
   }
 
+  const outboundAllowlist = parseOutboundAllowlist(io.env.TOOLPORT_OUTBOUND_ALLOW);
   const dataDirectory = resolveDataDirectory(values['data-dir'], io.env, io.cwd);
   mkdirSync(dataDirectory, { recursive: true, mode: 0o700 });
   const databaseUrl = resolveDatabaseUrl(values['database-url'], io.env, dataDirectory);
@@ -107,11 +110,19 @@ async function serve(
         secretKey: secretKey.key,
         toolSources: options.toolSources,
         logger: bootLogger,
+        mcp: { outboundAllowlist },
+      });
+      // `/mcp` answers only to the names this server is reached by (DNS-rebinding protection).
+      const mcpEndpoint = createMcpEndpointPlugin({
+        allowedHosts: mcpAllowedHosts(host, (io.env.TOOLPORT_MCP_ALLOWED_HOSTS ?? '').split(',')),
       });
       const server = await buildServer({
         services,
         logger: { level: logLevel, stream: { write: (line: string) => io.stdout(line) } },
-        plugins: options.plugins,
+        plugins: [...(options.plugins ?? []), mcpEndpoint],
+      }).catch(async (error: unknown) => {
+        await services.mcp.close();
+        throw error;
       });
       current = server.log;
       return { server, services };
@@ -144,6 +155,7 @@ async function serve(
   } catch (error) {
     process.off('SIGTERM', stop);
     await server.close();
+    await services.mcp.close();
     await database.close();
     throw error;
   }
@@ -153,6 +165,8 @@ async function serve(
   signal.removeEventListener('abort', stop);
   server.log.info('shutting down: finishing in-flight requests, aborting tools');
   await server.close();
+  // Every user's MCP connection and stdio child ends with the server.
+  await services.mcp.close();
   await services.flush();
   await database.close();
   io.stderr('toolport stopped.\n');

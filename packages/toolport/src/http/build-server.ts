@@ -7,6 +7,7 @@ import { registerAuth } from './plugins/auth.ts';
 import { registerErrorHandler } from './plugins/error-handler.ts';
 import { registerAccountRoutes } from './routes/account-routes.ts';
 import { registerAgentRoutes } from './routes/agent-routes.ts';
+import { registerCapabilityRoutes } from './routes/capability-routes.ts';
 import { registerChatRoutes } from './routes/chat-routes.ts';
 import { registerCustomToolRoutes } from './routes/custom-tool-routes.ts';
 import { registerHealthRoutes } from './routes/health-routes.ts';
@@ -111,6 +112,7 @@ export async function buildServer(options: BuildServerOptions): Promise<Toolport
   registerCustomToolRoutes(app, options.services);
   registerSummaryToolRoutes(app, options.services, shutdown.signal);
   registerMcpServerRoutes(app, options.services);
+  registerCapabilityRoutes(app, options.services, shutdown.signal);
 
   const context: ToolportServerContext = { services: options.services, shutdownSignal: shutdown.signal };
   for (const plugin of options.plugins ?? []) await plugin(app, context);

@@ -47,6 +47,8 @@ export type { ToolSettingsDescriptor, ToolSettingsUpdate } from '../services/too
 export { createToolCatalog } from '../services/tool-catalog.ts';
 export type { ToolCatalog, UserToolSource } from '../services/tool-catalog.ts';
 export { generateApiToken, hashApiToken } from '../services/api-token-service.ts';
+export { McpServerService, toMcpServerConfig } from '../services/mcp-server-service.ts';
+export type { McpServiceOptions } from '../services/mcp-server-service.ts';
 export { SecretCipher } from '../secrets/secret-cipher.ts';
 export { loadSecretKey } from '../secrets/secret-key.ts';
 export type { LoadedSecretKey, LoadSecretKeyOptions } from '../secrets/secret-key.ts';
@@ -62,3 +64,7 @@ export type {
 export { getAuthenticatedUser } from '../http/plugins/auth.ts';
 export type { ToolportRouteConfig } from '../http/plugins/auth.ts';
 export { errorBody } from '../http/plugins/error-handler.ts';
+export { createMcpEndpointPlugin, mcpAllowedHosts } from '../http/plugins/mcp-endpoint.ts';
+export type { McpEndpointOptions } from '../http/plugins/mcp-endpoint.ts';
+export { DEFAULT_INSPECTOR_PROVIDER } from '../http/routes/capability-routes.ts';
+export { parseOutboundAllowlist } from '../net/parse-outbound-allowlist.ts';

@@ -5,6 +5,7 @@ import { createRepositories, type Repositories } from '../persistence/repositori
 import { SecretCipher } from '../secrets/secret-cipher.ts';
 import { ApiTokenService } from './api-token-service.ts';
 import { ChatService } from './chat-service.ts';
+import { McpServerService, type McpServiceOptions } from './mcp-server-service.ts';
 import { SecretService } from './secret-service.ts';
 import { createToolCatalog, type ToolCatalog, type UserToolSource } from './tool-catalog.ts';
 import { ToolRuntimeService } from './tool-runtime-service.ts';
@@ -19,6 +20,8 @@ export interface ToolportServicesOptions {
   toolSources?: readonly UserToolSource[];
   http?: OutboundHttpClient;
   logger?: ToolportLogger;
+  /** The MCP client pool's outbound policy and timeouts (users' MCP servers always join `toolSources`). */
+  mcp?: McpServiceOptions;
 }
 
 /** Everything the HTTP routes, the CLI and later the agent loop call, wired once over one database. */
@@ -31,14 +34,23 @@ export interface ToolportServices {
   readonly toolRuntime: ToolRuntimeService;
   readonly secrets: SecretService;
   readonly chats: ChatService;
+  /** Users' MCP servers: the process's one client pool. `mcp.close()` on shutdown ends every stdio child. */
+  readonly mcp: McpServerService;
   /** Waits for background audit inserts; the caller closes the database. */
   flush(): Promise<void>;
 }
 
 export function createToolportServices(options: ToolportServicesOptions): ToolportServices {
   const repositories = createRepositories(options.database, options.logger);
-  const catalog = createToolCatalog(options.registry, options.toolSources);
   const secrets = new SecretService(repositories.secrets, new SecretCipher(options.secretKey));
+  const mcp = new McpServerService({
+    ...options.mcp,
+    repository: repositories.mcpServers,
+    secrets,
+    reservedNames: () => options.registry.listEntries().map((entry) => entry.tool.definition.name),
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+  });
+  const catalog = createToolCatalog(options.registry, [...(options.toolSources ?? []), mcp.toolSource]);
   return {
     database: options.database,
     repositories,
@@ -61,6 +73,7 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
     }),
     secrets,
     chats: new ChatService(repositories.chats, repositories.freshnessLedger),
+    mcp,
     flush: () => repositories.toolExecutions.flush(),
   };
 }

@@ -1,13 +1,39 @@
 import { Type } from 'typebox';
 
+/** From the process's MCP client pool (MCP-1); never connects by itself. */
+export const McpServerStatusSchema = Type.Object({
+  state: Type.String({
+    description: 'disabled, idle (not used yet), connecting, connected, failed or closed',
+  }),
+  connected: Type.Boolean(),
+  transport: Type.Optional(Type.String({ description: 'stdio, streamable-http, or sse (legacy fallback)' })),
+  lastError: Type.Optional(Type.Object({ message: Type.String(), at: Type.String() })),
+  toolCount: Type.Optional(Type.Integer()),
+  lastListedAt: Type.Optional(Type.String()),
+  connectedAt: Type.Optional(Type.String()),
+  connectCount: Type.Integer({
+    description: 'Connections (stdio: spawns) since this server process started',
+  }),
+  listCount: Type.Integer({ description: 'tools/list round trips since this server process started' }),
+  pid: Type.Optional(Type.Integer({ description: "The stdio child's process id while connected" })),
+});
+
 export const McpServerSchema = Type.Object({
   id: Type.String(),
   name: Type.String(),
   transport: Type.String(),
   config: Type.Record(Type.String(), Type.Unknown()),
   enabled: Type.Boolean(),
+  status: McpServerStatusSchema,
   createdAt: Type.String(),
   updatedAt: Type.String(),
+});
+
+export const McpServerStatusResponseSchema = Type.Object({
+  serverId: Type.String(),
+  name: Type.String(),
+  enabled: Type.Boolean(),
+  status: McpServerStatusSchema,
 });
 
 export const McpServerListResponseSchema = Type.Object({ servers: Type.Array(McpServerSchema) });
@@ -22,7 +48,8 @@ export const CreateMcpServerBodySchema = Type.Object(
     transport: Transport,
     config: Type.Record(Type.String(), Type.Unknown(), {
       description:
-        'stdio: {command, args?, env?}; http: {url, headers?}. Header and env values are shown as "***".',
+        'stdio: {command, args?, env?, cwd?, callTimeoutSeconds?}; http: {url, protocol? (auto|streamable-http|sse), ' +
+        'headers?, callTimeoutSeconds?}. Header and env values may hold {{SECRET}} references and are shown as "***".',
     }),
     enabled: Type.Optional(Type.Boolean()),
   },
@@ -34,7 +61,9 @@ export const PatchMcpServerBodySchema = Type.Object(
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     transport: Type.Optional(Transport),
     config: Type.Optional(
-      Type.Record(Type.String(), Type.Unknown(), { description: 'Merged into the stored config.' }),
+      Type.Record(Type.String(), Type.Unknown(), {
+        description: 'Merged into the stored config; a header or env value of "***" keeps the stored value.',
+      }),
     ),
     enabled: Type.Optional(Type.Boolean()),
   },

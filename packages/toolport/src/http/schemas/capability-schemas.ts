@@ -1,0 +1,51 @@
+import { Type } from 'typebox';
+import { PROVIDER_NAMES } from '../../providers/provider-adapter.ts';
+import { McpServerStatusSchema } from './mcp-server-schemas.ts';
+
+export const CapabilitiesQuerySchema = Type.Object(
+  {
+    provider: Type.Optional(
+      Type.Union(
+        PROVIDER_NAMES.map((name) => Type.Literal(name)),
+        { description: 'Wire format to project the tools to. Default: openai (the Responses API).' },
+      ),
+    ),
+    model: Type.Optional(
+      Type.String({ maxLength: 200, description: 'Echoed; the tool projection does not vary by model.' }),
+    ),
+    agent: Type.Optional(
+      Type.String({ maxLength: 64, description: "Agent id. Default: the chat's agent, if any." }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const CapabilityToolSchema = Type.Object({
+  name: Type.String({ description: 'The wire name the model sees and calls' }),
+  source: Type.String({ description: 'builtin, custom, or mcp' }),
+  origin: Type.String({
+    description: 'Where the tool comes from, e.g. builtin, a file, or mcp:<server name>',
+  }),
+  mcpServer: Type.Optional(Type.String({ description: 'The MCP server name, for MCP tools' })),
+  strict: Type.Boolean(),
+  nonStrictReason: Type.Optional(Type.String()),
+  wire: Type.Unknown({
+    description: 'Exactly what the provider receives for this tool (name, description, schema)',
+  }),
+});
+
+export const CapabilitiesResponseSchema = Type.Object({
+  chatId: Type.String(),
+  provider: Type.String(),
+  model: Type.Union([Type.String(), Type.Null()]),
+  agentId: Type.Union([Type.String(), Type.Null()]),
+  tools: Type.Array(CapabilityToolSchema),
+  mcpServers: Type.Array(
+    Type.Object({
+      serverId: Type.String(),
+      name: Type.String(),
+      enabled: Type.Boolean(),
+      status: McpServerStatusSchema,
+    }),
+  ),
+});
