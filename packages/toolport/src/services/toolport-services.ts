@@ -2,9 +2,12 @@ import type { ToolRegistry } from '../core/tool-registry.ts';
 import type { OutboundHttpClient, ToolportLogger } from '../core/tool-types.ts';
 import type { ToolportDatabase } from '../persistence/database.ts';
 import { createRepositories, type Repositories } from '../persistence/repositories.ts';
+import type { FileImageStore } from '../providers/images/file-image-store.ts';
 import { SecretCipher } from '../secrets/secret-cipher.ts';
 import { ApiTokenService } from './api-token-service.ts';
 import { ChatService } from './chat-service.ts';
+import { ChatTurnService } from './chat-turn-service.ts';
+import { ProviderConfigService } from './provider-config-service.ts';
 import { SecretService } from './secret-service.ts';
 import { createToolCatalog, type ToolCatalog, type UserToolSource } from './tool-catalog.ts';
 import { ToolRuntimeService } from './tool-runtime-service.ts';
@@ -19,6 +22,12 @@ export interface ToolportServicesOptions {
   toolSources?: readonly UserToolSource[];
   http?: OutboundHttpClient;
   logger?: ToolportLogger;
+  /** Where generate_image keeps images (per user) and `GET /api/images/:id` reads them. */
+  imageStore?: FileImageStore;
+  /** The operator's opt-in fallback for provider API keys (see ProviderConfigService). */
+  providerKeyEnvironment?: Readonly<Record<string, string | undefined>>;
+  /** SDK retries on provider 429/5xx (default 2). */
+  providerMaxRetries?: number;
 }
 
 /** Everything the HTTP routes, the CLI and later the agent loop call, wired once over one database. */
@@ -31,6 +40,9 @@ export interface ToolportServices {
   readonly toolRuntime: ToolRuntimeService;
   readonly secrets: SecretService;
   readonly chats: ChatService;
+  readonly providers: ProviderConfigService;
+  readonly chatTurns: ChatTurnService;
+  readonly imageStore: FileImageStore | undefined;
   /** Waits for background audit inserts; the caller closes the database. */
   flush(): Promise<void>;
 }
@@ -39,6 +51,22 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
   const repositories = createRepositories(options.database, options.logger);
   const catalog = createToolCatalog(options.registry, options.toolSources);
   const secrets = new SecretService(repositories.secrets, new SecretCipher(options.secretKey));
+  const chats = new ChatService(repositories.chats, repositories.freshnessLedger);
+  const providers = new ProviderConfigService({
+    repository: repositories.providerConfigs,
+    secrets,
+    fallbackEnvironment: options.providerKeyEnvironment,
+  });
+  const toolRuntime = new ToolRuntimeService({
+    catalog,
+    toolSettings: repositories.toolSettings,
+    agents: repositories.agents,
+    secrets,
+    recorder: repositories.toolExecutions,
+    freshnessLedger: repositories.freshnessLedger,
+    http: options.http,
+    logger: options.logger,
+  });
   return {
     database: options.database,
     repositories,
@@ -49,18 +77,21 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
       catalog,
       logger: options.logger,
     }),
-    toolRuntime: new ToolRuntimeService({
-      catalog,
-      toolSettings: repositories.toolSettings,
+    toolRuntime,
+    secrets,
+    chats,
+    providers,
+    chatTurns: new ChatTurnService({
+      chats,
       agents: repositories.agents,
-      secrets,
-      recorder: repositories.toolExecutions,
-      freshnessLedger: repositories.freshnessLedger,
-      http: options.http,
+      messages: repositories.chatMessages,
+      providers,
+      toolRuntime,
+      imageStore: options.imageStore,
+      maxRetries: options.providerMaxRetries,
       logger: options.logger,
     }),
-    secrets,
-    chats: new ChatService(repositories.chats, repositories.freshnessLedger),
+    imageStore: options.imageStore,
     flush: () => repositories.toolExecutions.flush(),
   };
 }

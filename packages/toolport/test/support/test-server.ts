@@ -2,7 +2,11 @@ import { randomBytes } from 'node:crypto';
 import type { ToolRegistry } from '../../src/core/tool-registry.ts';
 import { buildServer, type ToolportApp, type ToolportServerPlugin } from '../../src/http/build-server.ts';
 import type { ToolportDatabase } from '../../src/persistence/database.ts';
-import { createToolportServices, type ToolportServices } from '../../src/services/toolport-services.ts';
+import {
+  createToolportServices,
+  type ToolportServices,
+  type ToolportServicesOptions,
+} from '../../src/services/toolport-services.ts';
 import { createTestRegistry } from './server-test-tools.ts';
 
 export interface TestServer {
@@ -15,12 +19,18 @@ export const TEST_SECRET_KEY = randomBytes(32);
 
 export async function startTestServer(
   database: ToolportDatabase,
-  options: { registry?: ToolRegistry; plugins?: ToolportServerPlugin[]; secretKey?: Buffer } = {},
+  options: {
+    registry?: ToolRegistry;
+    plugins?: ToolportServerPlugin[];
+    secretKey?: Buffer;
+    services?: Partial<Omit<ToolportServicesOptions, 'database' | 'registry' | 'secretKey'>>;
+  } = {},
 ): Promise<TestServer> {
   const services = createToolportServices({
     database,
     registry: options.registry ?? createTestRegistry(),
     secretKey: options.secretKey ?? TEST_SECRET_KEY,
+    ...options.services,
   });
   const app = await buildServer({ services, logger: false, plugins: options.plugins });
   return {
