@@ -6,6 +6,7 @@ import type { ToolRegistry } from '../core/tool-registry.ts';
 import type { ToolportLogger } from '../core/tool-types.ts';
 import { buildServer, TOOLPORT_VERSION, type ToolportServerPlugin } from '../http/build-server.ts';
 import { migrateDatabase, openDatabase } from '../persistence/database.ts';
+import { FileImageStore } from '../providers/images/file-image-store.ts';
 import { loadSecretKey } from '../secrets/secret-key.ts';
 import type { UserToolSource } from '../services/tool-catalog.ts';
 import { createToolportServices, type ToolportServices } from '../services/toolport-services.ts';
@@ -107,6 +108,9 @@ async function serve(
         secretKey: secretKey.key,
         toolSources: options.toolSources,
         logger: bootLogger,
+        // IMG-1: generated images live in the data dir, one folder per user, served by GET /api/images/:id.
+        imageStore: new FileImageStore(join(dataDirectory, 'images'), '/api/images/', { scopeByUser: true }),
+        ...(providerKeysFromEnvironment(io.env) ? { providerKeyEnvironment: io.env } : {}),
       });
       const server = await buildServer({
         services,
@@ -184,6 +188,11 @@ async function bootstrapAdmin(
   } catch {
     return { token: undefined, created: false, path };
   }
+}
+
+/** Opt-in (`TOOLPORT_PROVIDER_KEYS_FROM_ENV=true`): provider configs without a key secret use OPENAI_API_KEY etc. */
+function providerKeysFromEnvironment(env: NodeJS.ProcessEnv): boolean {
+  return ['1', 'true', 'yes'].includes((env.TOOLPORT_PROVIDER_KEYS_FROM_ENV ?? '').toLowerCase());
 }
 
 function displayHost(host: string): string {

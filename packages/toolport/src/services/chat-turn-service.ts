@@ -69,7 +69,7 @@ export class ChatTurnService {
       chat.agentId === null ? undefined : await agents.get(userId, chat.agentId);
     const resolved = await providers.resolve(userId, input.provider);
     const model = input.model ?? resolved.config.defaultModel;
-    const images = await this.#imageService(userId);
+    const images = await this.#imageService(userId, resolved.config.name);
     const history = await messages.list(chat.id);
     const maxRetries = this.#options.maxRetries;
     const imageStore = this.#options.imageStore;
@@ -126,11 +126,16 @@ export class ChatTurnService {
     };
   }
 
-  /** IMG-1 for this user: OpenAI Images from their `openai` configuration, Gemini image models from `gemini`. */
-  async #imageService(userId: string): Promise<ImageGenerationService | undefined> {
+  /**
+   * IMG-1 for this user: OpenAI Images from an `openai` configuration, Gemini image models from a `gemini` one. The
+   * turn's own configuration comes first, then the others oldest first.
+   */
+  async #imageService(userId: string, turnConfigName: string): Promise<ImageGenerationService | undefined> {
     const { providers, maxRetries } = this.#options;
     const options: ImageGenerationServiceOptions = maxRetries === undefined ? {} : { maxRetries };
-    for (const config of await providers.list(userId)) {
+    const configs = await providers.list(userId);
+    configs.sort((a, b) => Number(b.name === turnConfigName) - Number(a.name === turnConfigName));
+    for (const config of configs) {
       const slot =
         config.provider === 'openai' ? 'openai' : config.provider === 'gemini' ? 'gemini' : undefined;
       if (slot === undefined || options[slot] !== undefined) continue;
