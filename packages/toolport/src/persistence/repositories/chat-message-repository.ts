@@ -67,9 +67,23 @@ export class ChatMessageRepository {
     return rows.map(toStored);
   }
 
-  /** Appends after the chat's last message, in one transaction (two turns racing get a unique-position conflict). */
+  /**
+   * Appends after the chat's last message, in one transaction. Two turns racing on one chat (PostgreSQL, read
+   * committed) may pick the same positions: the unique key refuses the second, which retries after the first.
+   */
   async append(chatId: string, messages: readonly TranscriptMessage[]): Promise<void> {
     if (messages.length === 0) return;
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await this.#appendOnce(chatId, messages);
+        return;
+      } catch (error) {
+        if (attempt >= 5) throw error;
+      }
+    }
+  }
+
+  async #appendOnce(chatId: string, messages: readonly TranscriptMessage[]): Promise<void> {
     await this.#db.transaction().execute(async (transaction) => {
       const last = await transaction
         .selectFrom('chat_messages')
