@@ -11,7 +11,9 @@ export const ChatTurnBodySchema = Type.Object(
       }),
     ),
     model: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-    maxIterations: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: undefined })),
+    maxIterations: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 100, description: 'Model calls per turn (default 10).' }),
+    ),
   },
   { additionalProperties: false },
 );
