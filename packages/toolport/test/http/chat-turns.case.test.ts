@@ -358,6 +358,31 @@ describe.each(TEST_ENGINES)(
       });
     });
 
+    it('a call left unanswered by maxIterations is replayed as "not run", so the next turn stays valid', async () => {
+      const user = await createTestUser(server.services, 'heidi');
+      await configure(user, 'openai-chat', 'sk-heidi-chat-secret');
+      const chatId = await newChat(user);
+      fake.enqueue(
+        'openai-chat',
+        scriptStep('openai-chat', {
+          toolCalls: [{ id: 'call_late', name: 'get_current_datetime', arguments: '{}' }],
+        }),
+      );
+      const first = await turn(user, chatId, { message: 'time?', maxIterations: 1 });
+      expect(first.at(-1)).toMatchObject({ type: 'turn_completed', stopReason: 'max_iterations' });
+      const stored = (await call('GET', `/api/chats/${chatId}/messages`, user)).body.messages as Json[];
+      expect(stored.map((message) => message.role)).toEqual(['user', 'assistant']);
+
+      const since = fake.requests.length;
+      fake.enqueue('openai-chat', scriptStep('openai-chat', { text: 'Sorry.' }));
+      const second = await turn(user, chatId, { message: 'well?' });
+      expect(second.at(-1)).toMatchObject({ type: 'turn_completed', stopReason: 'end_turn' });
+      const messages = requestsFor('openai-chat', since)[0]!.body.messages as Json[];
+      expect(messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'user']);
+      expect(messages[2]).toMatchObject({ tool_call_id: 'call_late' });
+      expect(String(messages[2]!.content)).toContain('Not run');
+    });
+
     it('IMG-1: generate_image stores images under the data dir, the result links to them, the owner alone reads them', async () => {
       const user = await createTestUser(server.services, 'frank');
       const openaiSecret = 'sk-frank-images-secret';
