@@ -13,11 +13,14 @@ import { PROVIDER_NAMES, type ProviderName, type ProviderSession } from '../prov
 import type { StopReason, StreamEvent } from '../providers/stream-events.ts';
 import { registerBuiltinTools } from '../tools/index.ts';
 import type { CliIo } from './cli-io.ts';
+import { DATABASE_OPTIONS } from './server-config.ts';
+import { openStoredUserContext, type StoredUserContext } from './stored-user-context.ts';
 import { UsageError } from './usage-error.ts';
 
 export const CHAT_USAGE =
   'usage: toolport chat --provider openai|openai-chat|anthropic|gemini|gemini-interactions --model MODEL ' +
-  '[--base-url URL] [-p "prompt"] [--system TEXT] [--workdir DIR] [--max-iterations N] [--max-tokens N]';
+  '[--base-url URL] [-p "prompt"] [--system TEXT] [--workdir DIR] [--max-iterations N] [--max-tokens N] ' +
+  '[--user NAME [--data-dir DIR] [--database-url URL]]';
 
 const SHOWN_RESULT_CHARACTERS = 200;
 
@@ -115,6 +118,11 @@ async function renderTurn(
  * (one line per turn, same conversation; `/exit` or end of input quits). The tools are the enabled built-ins with
  * their default settings; `--workdir` binds a working directory and switches to agent mode (PATH-1). The API key
  * comes from the provider's usual environment variable.
+ *
+ * With `--user NAME` (and the server's `--data-dir`/`--database-url`), the tools are that stored user's enabled ones
+ * with their saved settings, `--provider` may name one of their provider configurations (default: their oldest, whose
+ * base URL and default model fill in `--base-url` and `--model`), and when the environment variable is unset the key
+ * comes from their secrets (the configuration's `apiKeySecret`, else a secret named like the variable).
  */
 export async function runChatCommand(argv: string[], io: CliIo, signal?: AbortSignal): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -130,40 +138,78 @@ export async function runChatCommand(argv: string[], io: CliIo, signal?: AbortSi
       workdir: { type: 'string' },
       'max-iterations': { type: 'string' },
       'max-tokens': { type: 'string' },
+      user: { type: 'string' },
+      ...DATABASE_OPTIONS,
     },
   });
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]!}\n${CHAT_USAGE}`);
-  const provider = values.provider as ProviderName | undefined;
-  if (provider === undefined || !PROVIDER_NAMES.includes(provider)) {
-    throw new UsageError(`--provider must be one of ${PROVIDER_NAMES.join(', ')}\n${CHAT_USAGE}`);
-  }
-  if (values.model === undefined || values.model === '')
-    throw new UsageError(`--model is required\n${CHAT_USAGE}`);
-  const keyVariable = API_KEY_ENVIRONMENT_VARIABLES[provider];
-  let apiKey = io.env[keyVariable];
-  if (apiKey === undefined || apiKey === '') {
-    // Local OpenAI-compatible servers (Ollama, llama.cpp) take no key; the SDK still wants a string.
-    if (values['base-url'] === undefined)
-      throw new UsageError(`set ${keyVariable} to use --provider ${provider}`);
-    apiKey = 'no-key';
-  }
+  if (values.user === undefined && (values['data-dir'] !== undefined || values['database-url'] !== undefined))
+    throw new UsageError(
+      `--data-dir and --database-url select where --user is stored; give --user too\n${CHAT_USAGE}`,
+    );
   const maxIterations = positiveInteger('--max-iterations', values['max-iterations']);
   const maxOutputTokens = positiveInteger('--max-tokens', values['max-tokens']);
   const workingDirectory = values.workdir === undefined ? undefined : resolveWorkdir(values.workdir, io.cwd);
+  const stored: StoredUserContext | undefined =
+    values.user === undefined
+      ? undefined
+      : await openStoredUserContext(io, {
+          userName: values.user,
+          dataDirectoryFlag: values['data-dir'],
+          databaseUrlFlag: values['database-url'],
+          provider: values.provider,
+          workingDirectory,
+        });
+  try {
+    return await chat(values, io, signal, { stored, maxIterations, maxOutputTokens, workingDirectory });
+  } finally {
+    await stored?.close();
+  }
+}
 
-  const runtime: ToolRuntime = createToolRuntime({
-    entries: registerBuiltinTools(defaultToolRegistry).listEntries(),
-    userId: 'local',
-    chatId: 'cli',
-    mode: workingDirectory === undefined ? 'chat' : 'agent',
-    workingDirectory,
-  });
-  const adapter = createProviderAdapter(provider, {
-    model: values.model,
-    apiKey,
-    baseURL: values['base-url'],
-    maxOutputTokens,
-  });
+interface ChatSetup {
+  stored: StoredUserContext | undefined;
+  maxIterations: number | undefined;
+  maxOutputTokens: number | undefined;
+  workingDirectory: string | undefined;
+}
+
+async function chat(
+  values: { provider?: string; model?: string; 'base-url'?: string; prompt?: string; system?: string },
+  io: CliIo,
+  signal: AbortSignal | undefined,
+  { stored, maxIterations, maxOutputTokens, workingDirectory }: ChatSetup,
+): Promise<number> {
+  const provider = (stored?.config?.provider ?? values.provider) as ProviderName | undefined;
+  if (provider === undefined || !PROVIDER_NAMES.includes(provider)) {
+    throw new UsageError(`--provider must be one of ${PROVIDER_NAMES.join(', ')}\n${CHAT_USAGE}`);
+  }
+  const model = values.model ?? stored?.config?.defaultModel;
+  if (model === undefined || model === '') throw new UsageError(`--model is required\n${CHAT_USAGE}`);
+  const baseURL = values['base-url'] ?? stored?.config?.baseUrl ?? undefined;
+  const keyVariable = API_KEY_ENVIRONMENT_VARIABLES[provider];
+  let apiKey = io.env[keyVariable];
+  if (apiKey === undefined || apiKey === '') apiKey = await stored?.apiKey(provider);
+  if (apiKey === undefined || apiKey === '') {
+    // Local OpenAI-compatible servers (Ollama, llama.cpp) take no key; the SDK still wants a string.
+    if (baseURL === undefined)
+      throw new UsageError(
+        `set ${keyVariable} to use --provider ${provider}` +
+          (stored === undefined ? '' : ", or store the key in the user's secrets"),
+      );
+    apiKey = 'no-key';
+  }
+
+  const runtime: ToolRuntime =
+    stored?.runtime ??
+    createToolRuntime({
+      entries: registerBuiltinTools(defaultToolRegistry).listEntries(),
+      userId: 'local',
+      chatId: 'cli',
+      mode: workingDirectory === undefined ? 'chat' : 'agent',
+      workingDirectory,
+    });
+  const adapter = createProviderAdapter(provider, { model, apiKey, baseURL, maxOutputTokens });
   const session: ProviderSession = startConversation({
     adapter,
     runtime,

@@ -12,7 +12,7 @@ export const USAGE = `toolport — a tool runtime for LLM agents
 Usage:
   toolport tools list [--json]
   toolport tools run <name> --args '<json>' [--settings '<json>'] [--workdir DIR] [--mode chat|agent] [--chat ID]
-  toolport chat --provider openai|openai-chat|anthropic|gemini --model M [--base-url URL] [-p "prompt"]
+  toolport chat --provider openai|openai-chat|anthropic|gemini --model M [--base-url URL] [-p "prompt"] [--user NAME]
   toolport mcp [--workdir DIR] [--user NAME] [--data-dir DIR] [--database-url URL]
                                         serve the enabled tools (a stored user's with --user) as an MCP server on stdio
   toolport serve [--host 127.0.0.1] [--port 7420] [--data-dir DIR] [--database-url sqlite:<path>|postgres://…]

@@ -8,6 +8,7 @@ import { buildServer, TOOLPORT_VERSION, type ToolportServerPlugin } from '../htt
 import { createMcpEndpointPlugin, mcpAllowedHosts } from '../http/plugins/mcp-endpoint.ts';
 import { parseOutboundAllowlist } from '../net/parse-outbound-allowlist.ts';
 import { migrateDatabase, openDatabase } from '../persistence/database.ts';
+import { FileImageStore } from '../providers/images/file-image-store.ts';
 import { loadSecretKey } from '../secrets/secret-key.ts';
 import type { UserToolSource } from '../services/tool-catalog.ts';
 import { createToolportServices, type ToolportServices } from '../services/toolport-services.ts';
@@ -111,6 +112,9 @@ async function serve(
         toolSources: options.toolSources,
         logger: bootLogger,
         mcp: { outboundAllowlist },
+        // IMG-1: generated images live in the data dir, one folder per user, served by GET /api/images/:id.
+        imageStore: new FileImageStore(join(dataDirectory, 'images'), '/api/images/', { scopeByUser: true }),
+        ...(providerKeysFromEnvironment(io.env) ? { providerKeyEnvironment: io.env } : {}),
       });
       // `/mcp` answers only to the names this server is reached by (DNS-rebinding protection).
       const mcpEndpoint = createMcpEndpointPlugin({
@@ -198,6 +202,11 @@ async function bootstrapAdmin(
   } catch {
     return { token: undefined, created: false, path };
   }
+}
+
+/** Opt-in (`TOOLPORT_PROVIDER_KEYS_FROM_ENV=true`): provider configs without a key secret use OPENAI_API_KEY etc. */
+function providerKeysFromEnvironment(env: NodeJS.ProcessEnv): boolean {
+  return ['1', 'true', 'yes'].includes((env.TOOLPORT_PROVIDER_KEYS_FROM_ENV ?? '').toLowerCase());
 }
 
 function displayHost(host: string): string {

@@ -9,9 +9,12 @@ import { registerAccountRoutes } from './routes/account-routes.ts';
 import { registerAgentRoutes } from './routes/agent-routes.ts';
 import { registerCapabilityRoutes } from './routes/capability-routes.ts';
 import { registerChatRoutes } from './routes/chat-routes.ts';
+import { registerChatTurnRoutes } from './routes/chat-turn-routes.ts';
 import { registerCustomToolRoutes } from './routes/custom-tool-routes.ts';
 import { registerHealthRoutes } from './routes/health-routes.ts';
+import { registerImageRoutes } from './routes/image-routes.ts';
 import { registerMcpServerRoutes } from './routes/mcp-server-routes.ts';
+import { registerProviderRoutes } from './routes/provider-routes.ts';
 import { registerSecretRoutes } from './routes/secret-routes.ts';
 import { registerSummaryToolRoutes } from './routes/summary-tool-routes.ts';
 import { registerTokenRoutes } from './routes/token-routes.ts';
@@ -113,6 +116,9 @@ export async function buildServer(options: BuildServerOptions): Promise<Toolport
   registerSummaryToolRoutes(app, options.services, shutdown.signal);
   registerMcpServerRoutes(app, options.services);
   registerCapabilityRoutes(app, options.services, shutdown.signal);
+  registerProviderRoutes(app, options.services);
+  registerChatTurnRoutes(app, options.services, shutdown.signal);
+  registerImageRoutes(app, options.services);
 
   const context: ToolportServerContext = { services: options.services, shutdownSignal: shutdown.signal };
   for (const plugin of options.plugins ?? []) await plugin(app, context);

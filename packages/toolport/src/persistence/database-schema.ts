@@ -112,6 +112,32 @@ export interface ToolExecutionsTable {
   result_size: number;
 }
 
+export interface ProviderConfigsTable {
+  id: string;
+  user_id: string;
+  name: string;
+  provider: string;
+  base_url: string | null;
+  default_model: string;
+  api_key_secret: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ChatMessagesTable {
+  id: string;
+  chat_id: string;
+  position: number;
+  role: string;
+  content: string;
+  /** JSON `[{id, name, arguments}]` on assistant messages. */
+  tool_calls: string | null;
+  tool_call_id: string | null;
+  tool_name: string | null;
+  is_error: number;
+  created_at: string;
+}
+
 export interface DatabaseSchema {
   users: UsersTable;
   api_tokens: ApiTokensTable;
@@ -124,4 +150,6 @@ export interface DatabaseSchema {
   chats: ChatsTable;
   freshness_ledger: FreshnessLedgerTable;
   tool_executions: ToolExecutionsTable;
+  provider_configs: ProviderConfigsTable;
+  chat_messages: ChatMessagesTable;
 }

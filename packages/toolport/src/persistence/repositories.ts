@@ -2,10 +2,12 @@ import type { ToolportLogger } from '../core/tool-types.ts';
 import type { ToolportDatabase } from './database.ts';
 import { AgentRepository } from './repositories/agent-repository.ts';
 import { ApiTokenRepository } from './repositories/api-token-repository.ts';
+import { ChatMessageRepository } from './repositories/chat-message-repository.ts';
 import { ChatRepository } from './repositories/chat-repository.ts';
 import { CustomToolRepository } from './repositories/custom-tool-repository.ts';
 import { FreshnessLedgerRepository } from './repositories/freshness-ledger-repository.ts';
 import { McpServerRepository } from './repositories/mcp-server-repository.ts';
+import { ProviderConfigRepository } from './repositories/provider-config-repository.ts';
 import { SecretRepository } from './repositories/secret-repository.ts';
 import { ToolExecutionRepository } from './repositories/tool-execution-repository.ts';
 import { ToolSettingsRepository } from './repositories/tool-settings-repository.ts';
@@ -22,6 +24,8 @@ export interface Repositories {
   mcpServers: McpServerRepository;
   freshnessLedger: FreshnessLedgerRepository;
   toolExecutions: ToolExecutionRepository;
+  providerConfigs: ProviderConfigRepository;
+  chatMessages: ChatMessageRepository;
 }
 
 export function createRepositories(database: ToolportDatabase, logger?: ToolportLogger): Repositories {
@@ -37,5 +41,7 @@ export function createRepositories(database: ToolportDatabase, logger?: Toolport
     mcpServers: new McpServerRepository(db),
     freshnessLedger: new FreshnessLedgerRepository(db),
     toolExecutions: new ToolExecutionRepository(db, logger),
+    providerConfigs: new ProviderConfigRepository(db),
+    chatMessages: new ChatMessageRepository(db),
   };
 }

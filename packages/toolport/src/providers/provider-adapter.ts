@@ -45,6 +45,12 @@ export interface ToolResultForModel {
  */
 export interface ProviderSession {
   addUserMessage(text: string): void;
+  /**
+   * Replays an earlier assistant message (a persisted transcript) in the provider's own format, so a new session
+   * continues the conversation. Its tool calls must be answered with `addToolResults` before the next user message.
+   * Absent where the provider keeps the conversation server-side (Gemini Interactions).
+   */
+  addAssistantMessage?(text: string, toolCalls: readonly CompletedToolCall[]): void;
   /** One model call. Yields PROV-3 step events; returns what the step produced. Throws on provider failure. */
   streamStep(signal?: AbortSignal): AsyncGenerator<StepEvent, StepOutcome>;
   /** Results in call order, in the provider's own format (function_call_output, role tool, tool_result, functionResponse). */

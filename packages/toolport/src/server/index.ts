@@ -36,12 +36,22 @@ export type { ChatRecord } from '../persistence/repositories/chat-repository.ts'
 export type { CustomToolRecord } from '../persistence/repositories/custom-tool-repository.ts';
 export type { McpServerRecord } from '../persistence/repositories/mcp-server-repository.ts';
 export type { UserRecord } from '../persistence/repositories/user-repository.ts';
+export type { ProviderConfigRecord } from '../persistence/repositories/provider-config-repository.ts';
+export type {
+  StoredTranscriptMessage,
+  TranscriptMessage,
+  TranscriptToolCall,
+} from '../persistence/repositories/chat-message-repository.ts';
 
 // Services (CORE-4, SEC-1, AUTH-1)
 export { createToolportServices } from '../services/toolport-services.ts';
 export type { ToolportServices, ToolportServicesOptions } from '../services/toolport-services.ts';
 export { ToolRuntimeService } from '../services/tool-runtime-service.ts';
 export type { EnabledToolRuntimeOptions } from '../services/tool-runtime-service.ts';
+export { ChatTurnService } from '../services/chat-turn-service.ts';
+export type { ChatTurnInput, PreparedChatTurn } from '../services/chat-turn-service.ts';
+export { CONFIGURABLE_PROVIDERS, ProviderConfigService } from '../services/provider-config-service.ts';
+export type { ConfigurableProvider, ProviderConfigInput } from '../services/provider-config-service.ts';
 export { ToolSettingsService } from '../services/tool-settings-service.ts';
 export type { ToolSettingsDescriptor, ToolSettingsUpdate } from '../services/tool-settings-service.ts';
 export { createToolCatalog } from '../services/tool-catalog.ts';

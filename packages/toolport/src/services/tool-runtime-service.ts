@@ -5,6 +5,7 @@ import { createToolRuntime, type ToolRuntime } from '../core/tool-runtime.ts';
 import type {
   FreshnessLedger,
   OutboundHttpClient,
+  ToolServices,
   ToolSettingsInput,
   ToolportLogger,
 } from '../core/tool-types.ts';
@@ -33,6 +34,8 @@ export interface EnabledToolRuntimeOptions {
   /** Per-call extra tools (e.g. the MCP tools a turn already listed); they shadow catalog tools of one name. */
   extraEntries?: readonly RegistryEntry[];
   signal?: AbortSignal;
+  /** Per-call services for tools (the user's image generation and image store), added to the shared ones. */
+  toolServices?: Pick<ToolServices, 'images' | 'imageStore'>;
 }
 
 /**
@@ -84,6 +87,7 @@ export class ToolRuntimeService {
           freshnessLedger: this.#options.freshnessLedger,
           secrets: secrets.createReader(user.id),
           ...(this.#options.http === undefined ? {} : { http: this.#options.http }),
+          ...options.toolServices,
         },
       },
     });

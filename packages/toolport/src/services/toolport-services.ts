@@ -2,10 +2,13 @@ import type { ToolRegistry } from '../core/tool-registry.ts';
 import type { OutboundHttpClient, ToolportLogger } from '../core/tool-types.ts';
 import type { ToolportDatabase } from '../persistence/database.ts';
 import { createRepositories, type Repositories } from '../persistence/repositories.ts';
+import type { FileImageStore } from '../providers/images/file-image-store.ts';
 import { SecretCipher } from '../secrets/secret-cipher.ts';
 import { ApiTokenService } from './api-token-service.ts';
 import { ChatService } from './chat-service.ts';
 import { McpServerService, type McpServiceOptions } from './mcp-server-service.ts';
+import { ChatTurnService } from './chat-turn-service.ts';
+import { ProviderConfigService } from './provider-config-service.ts';
 import { SecretService } from './secret-service.ts';
 import { createToolCatalog, type ToolCatalog, type UserToolSource } from './tool-catalog.ts';
 import { ToolRuntimeService } from './tool-runtime-service.ts';
@@ -22,6 +25,12 @@ export interface ToolportServicesOptions {
   logger?: ToolportLogger;
   /** The MCP client pool's outbound policy and timeouts (users' MCP servers always join `toolSources`). */
   mcp?: McpServiceOptions;
+  /** Where generate_image keeps images (per user) and `GET /api/images/:id` reads them. */
+  imageStore?: FileImageStore;
+  /** The operator's opt-in fallback for provider API keys (see ProviderConfigService). */
+  providerKeyEnvironment?: Readonly<Record<string, string | undefined>>;
+  /** SDK retries on provider 429/5xx (default 2). */
+  providerMaxRetries?: number;
 }
 
 /** Everything the HTTP routes, the CLI and later the agent loop call, wired once over one database. */
@@ -36,6 +45,9 @@ export interface ToolportServices {
   readonly chats: ChatService;
   /** Users' MCP servers: the process's one client pool. `mcp.close()` on shutdown ends every stdio child. */
   readonly mcp: McpServerService;
+  readonly providers: ProviderConfigService;
+  readonly chatTurns: ChatTurnService;
+  readonly imageStore: FileImageStore | undefined;
   /** Waits for background audit inserts; the caller closes the database. */
   flush(): Promise<void>;
 }
@@ -51,6 +63,22 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   });
   const catalog = createToolCatalog(options.registry, [...(options.toolSources ?? []), mcp.toolSource]);
+  const chats = new ChatService(repositories.chats, repositories.freshnessLedger);
+  const providers = new ProviderConfigService({
+    repository: repositories.providerConfigs,
+    secrets,
+    fallbackEnvironment: options.providerKeyEnvironment,
+  });
+  const toolRuntime = new ToolRuntimeService({
+    catalog,
+    toolSettings: repositories.toolSettings,
+    agents: repositories.agents,
+    secrets,
+    recorder: repositories.toolExecutions,
+    freshnessLedger: repositories.freshnessLedger,
+    http: options.http,
+    logger: options.logger,
+  });
   return {
     database: options.database,
     repositories,
@@ -61,19 +89,22 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
       catalog,
       logger: options.logger,
     }),
-    toolRuntime: new ToolRuntimeService({
-      catalog,
-      toolSettings: repositories.toolSettings,
+    toolRuntime,
+    secrets,
+    chats,
+    providers,
+    chatTurns: new ChatTurnService({
+      chats,
       agents: repositories.agents,
-      secrets,
-      recorder: repositories.toolExecutions,
-      freshnessLedger: repositories.freshnessLedger,
-      http: options.http,
+      messages: repositories.chatMessages,
+      providers,
+      toolRuntime,
+      imageStore: options.imageStore,
+      maxRetries: options.providerMaxRetries,
       logger: options.logger,
     }),
-    secrets,
-    chats: new ChatService(repositories.chats, repositories.freshnessLedger),
     mcp,
+    imageStore: options.imageStore,
     flush: () => repositories.toolExecutions.flush(),
   };
 }

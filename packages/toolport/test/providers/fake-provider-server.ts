@@ -31,6 +31,8 @@ export interface RecordedRequest {
   format: FakeEndpoint;
   path: string;
   body: Record<string, unknown>;
+  /** The credential the SDK sent (`authorization`, `x-api-key` or `x-goog-api-key`). */
+  apiKey?: string;
 }
 
 function formatOf(path: string): FakeEndpoint | undefined {
@@ -120,6 +122,7 @@ export class FakeProviderServer {
       format,
       path,
       body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>),
+      apiKey: sentApiKey(request),
     });
     if (scripted.status !== undefined) {
       response.writeHead(scripted.status, { 'content-type': 'application/json' });
@@ -155,6 +158,15 @@ export class FakeProviderServer {
     this.#server.closeAllConnections();
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
   }
+}
+
+function sentApiKey(request: IncomingMessage): string | undefined {
+  const header = (name: string): string | undefined => {
+    const value = request.headers[name];
+    return typeof value === 'string' ? value : undefined;
+  };
+  const bearer = header('authorization')?.replace(/^Bearer\s+/i, '');
+  return bearer ?? header('x-api-key') ?? header('x-goog-api-key');
 }
 
 /** Reads a recorded fixture: one JSON payload per non-empty line. */

@@ -11,7 +11,10 @@ describe('DB-1 PGlite fallback dialect', () => {
     const pglite = await PGlite.create();
     const database = wrapDialect(new PgliteDialect(pglite), 'postgres', 'pglite');
     try {
-      expect(await migrateDatabase(database)).toEqual(['0001-initial-schema']);
+      expect(await migrateDatabase(database)).toEqual([
+        '0001-initial-schema',
+        '0002-provider-configs-and-transcripts',
+      ]);
       expect(await migrateDatabase(database)).toEqual([]);
       const repositories = createRepositories(database);
       const user = await repositories.users.create({ name: 'pglite-user' });

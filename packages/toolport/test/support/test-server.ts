@@ -24,6 +24,7 @@ export async function startTestServer(
     plugins?: ToolportServerPlugin[];
     secretKey?: Buffer;
     mcp?: ToolportServicesOptions['mcp'];
+    services?: Partial<Omit<ToolportServicesOptions, 'database' | 'registry' | 'secretKey'>>;
   } = {},
 ): Promise<TestServer> {
   const services = createToolportServices({
@@ -31,6 +32,7 @@ export async function startTestServer(
     registry: options.registry ?? createTestRegistry(),
     secretKey: options.secretKey ?? TEST_SECRET_KEY,
     ...(options.mcp === undefined ? {} : { mcp: options.mcp }),
+    ...options.services,
   });
   const app = await buildServer({ services, logger: false, plugins: options.plugins });
   return {

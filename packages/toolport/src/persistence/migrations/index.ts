@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Migration, MigrationProvider } from 'kysely/migration';
 import type { DatabaseEngine } from '../database-engine.ts';
 import * as initialSchema from './0001-initial-schema.ts';
+import * as providerConfigsAndTranscripts from './0002-provider-configs-and-transcripts.ts';
 
 interface EngineMigration {
   up(db: Kysely<unknown>, engine: DatabaseEngine): Promise<void>;
@@ -10,6 +11,7 @@ interface EngineMigration {
 /** Ordered by name; Kysely records each applied name in `toolport_migrations`. */
 const MIGRATIONS: Record<string, EngineMigration> = {
   '0001-initial-schema': initialSchema,
+  '0002-provider-configs-and-transcripts': providerConfigsAndTranscripts,
 };
 
 /** Static list (no folder scan), so the migrations work the same from `src/` and from the built `dist/`. */

@@ -7,6 +7,7 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages/messages';
 import { parseToolArgumentsJson } from '../../core/tool-arguments.ts';
 import type {
+  CompletedToolCall,
   ProviderAdapter,
   ProviderAdapterOptions,
   ProviderSession,
@@ -163,6 +164,19 @@ class AnthropicSession implements ProviderSession {
 
   addUserMessage(text: string): void {
     this.#messages.push({ role: 'user', content: text });
+  }
+
+  addAssistantMessage(text: string, toolCalls: readonly CompletedToolCall[]): void {
+    const content: ContentBlockParam[] = [];
+    if (text !== '') content.push({ type: 'text', text });
+    for (const call of toolCalls)
+      content.push({
+        type: 'tool_use',
+        id: call.id,
+        name: call.name,
+        input: argumentsAsInput(call.arguments),
+      });
+    if (content.length > 0) this.#messages.push({ role: 'assistant', content });
   }
 
   async *streamStep(signal?: AbortSignal): AsyncGenerator<StepEvent, StepOutcome> {

@@ -5,6 +5,7 @@ import {
   type GenerateContentResponse,
   type Part,
 } from '@google/genai';
+import { argumentsAsObject } from '../arguments-as-object.ts';
 import type {
   CompletedToolCall,
   ProviderAdapter,
@@ -170,6 +171,18 @@ class GeminiSession implements ProviderSession {
 
   addUserMessage(text: string): void {
     this.#contents.push({ role: 'user', parts: [{ text }] });
+  }
+
+  addAssistantMessage(text: string, toolCalls: readonly CompletedToolCall[]): void {
+    const parts: Part[] = [];
+    if (text !== '') parts.push({ text });
+    for (const call of toolCalls) {
+      // A replayed call's id is toolport's, not Gemini's: the response is matched by name and order, as when Gemini
+      // sent none. Thought signatures are not persisted; Gemini validates them only within the current turn.
+      this.#callIds.set(call.id, undefined);
+      parts.push({ functionCall: { name: call.name, args: argumentsAsObject(call.arguments) } });
+    }
+    if (parts.length > 0) this.#contents.push({ role: 'model', parts });
   }
 
   async *streamStep(signal?: AbortSignal): AsyncGenerator<StepEvent, StepOutcome> {

@@ -17,26 +17,43 @@ const EXTENSIONS: Record<string, string> = {
 export class FileImageStore implements ImageStore {
   readonly #directory: string;
   readonly #urlPrefix: string;
+  readonly #scopeByUser: boolean;
 
-  constructor(directory: string, urlPrefix = '/api/images/') {
+  /**
+   * With `scopeByUser`, each user's images live in their own subdirectory and `readImage` needs the owner: the API
+   * serves an image to its owner only (another user's id reads as unknown).
+   */
+  constructor(directory: string, urlPrefix = '/api/images/', options: { scopeByUser?: boolean } = {}) {
     this.#directory = directory;
     this.#urlPrefix = urlPrefix;
+    this.#scopeByUser = options.scopeByUser === true;
   }
 
-  async saveImage(image: GeneratedImage): Promise<StoredImage> {
-    await mkdir(this.#directory, { recursive: true });
+  #directoryFor(userId: string | undefined): string | undefined {
+    if (!this.#scopeByUser) return this.#directory;
+    if (userId === undefined || !/^[A-Za-z0-9_-]{1,128}$/.test(userId)) return undefined;
+    return join(this.#directory, userId);
+  }
+
+  async saveImage(image: GeneratedImage, owner?: { userId: string }): Promise<StoredImage> {
+    const directory = this.#directoryFor(owner?.userId);
+    if (directory === undefined)
+      throw new Error('FileImageStore: this store keeps images per user; no valid owner');
+    await mkdir(directory, { recursive: true, mode: 0o700 });
     const id = `${randomUUID()}.${EXTENSIONS[image.mimeType] ?? 'bin'}`;
-    const temporary = join(this.#directory, `.${id}.tmp`);
+    const temporary = join(directory, `.${id}.tmp`);
     await writeFile(temporary, image.data);
-    await rename(temporary, join(this.#directory, id));
+    await rename(temporary, join(directory, id));
     return { id, url: `${this.#urlPrefix}${id}`, mimeType: image.mimeType, bytes: image.data.byteLength };
   }
 
-  /** The bytes and type of a stored image, or undefined for an unknown (or malformed) id. */
-  async readImage(id: string): Promise<{ data: Uint8Array; mimeType: string } | undefined> {
+  /** The bytes and type of a stored image, or undefined for an unknown (or malformed, or another user's) id. */
+  async readImage(id: string, userId?: string): Promise<{ data: Uint8Array; mimeType: string } | undefined> {
     if (!/^[0-9a-f-]{36}\.[a-z]+$/.test(id)) return undefined;
+    const directory = this.#directoryFor(userId);
+    if (directory === undefined) return undefined;
     try {
-      const data = await readFile(join(this.#directory, id));
+      const data = await readFile(join(directory, id));
       const extension = id.split('.').at(-1)!;
       const mimeType =
         Object.entries(EXTENSIONS).find(([, candidate]) => candidate === extension)?.[0] ??

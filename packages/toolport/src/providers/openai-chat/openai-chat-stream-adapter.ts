@@ -5,6 +5,7 @@ import type {
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions/completions';
 import type {
+  CompletedToolCall,
   ProviderAdapter,
   ProviderAdapterOptions,
   ProviderSession,
@@ -100,6 +101,22 @@ class ChatCompletionsSession implements ProviderSession {
 
   addUserMessage(text: string): void {
     this.#messages.push({ role: 'user', content: text });
+  }
+
+  addAssistantMessage(text: string, toolCalls: readonly CompletedToolCall[]): void {
+    this.#messages.push({
+      role: 'assistant',
+      content: text === '' ? null : text,
+      ...(toolCalls.length === 0
+        ? {}
+        : {
+            tool_calls: toolCalls.map((call) => ({
+              id: call.id,
+              type: 'function' as const,
+              function: { name: call.name, arguments: call.arguments === '' ? '{}' : call.arguments },
+            })),
+          }),
+    });
   }
 
   async *streamStep(signal?: AbortSignal): AsyncGenerator<StepEvent, StepOutcome> {

@@ -6,6 +6,7 @@ import type {
   ResponseUsage,
 } from 'openai/resources/responses/responses';
 import type {
+  CompletedToolCall,
   ProviderAdapter,
   ProviderAdapterOptions,
   ProviderSession,
@@ -125,6 +126,18 @@ class ResponsesSession implements ProviderSession {
 
   addUserMessage(text: string): void {
     this.#input.push({ role: 'user', content: text });
+  }
+
+  addAssistantMessage(text: string, toolCalls: readonly CompletedToolCall[]): void {
+    if (text !== '') this.#input.push({ role: 'assistant', content: text });
+    for (const call of toolCalls) {
+      this.#input.push({
+        type: 'function_call',
+        call_id: call.id,
+        name: call.name,
+        arguments: call.arguments === '' ? '{}' : call.arguments,
+      });
+    }
   }
 
   async *streamStep(signal?: AbortSignal): AsyncGenerator<StepEvent, StepOutcome> {

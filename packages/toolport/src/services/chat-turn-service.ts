@@ -1,0 +1,153 @@
+import type { ImageGenerationService, ImageStore, ToolportLogger } from '../core/tool-types.ts';
+import type { AgentRecord, AgentRepository } from '../persistence/repositories/agent-repository.ts';
+import type {
+  ChatMessageRepository,
+  StoredTranscriptMessage,
+} from '../persistence/repositories/chat-message-repository.ts';
+import { runAgentTurn, startConversation } from '../providers/agent-loop.ts';
+import { createProviderAdapter } from '../providers/create-provider-adapter.ts';
+import {
+  createImageGenerationService,
+  type ImageGenerationServiceOptions,
+} from '../providers/images/image-generation-service.ts';
+import type { StreamEvent } from '../providers/stream-events.ts';
+import type { ChatService } from './chat-service.ts';
+import type { ProviderConfigService } from './provider-config-service.ts';
+import { replayTranscript } from './replay-transcript.ts';
+import type { ToolRuntimeService } from './tool-runtime-service.ts';
+import { TranscriptRecorder } from './transcript-recorder.ts';
+
+export interface ChatTurnInput {
+  message: string;
+  /** The name of one of the user's provider configurations; default: their oldest. */
+  provider?: string;
+  /** Default: the configuration's default model. */
+  model?: string;
+  maxIterations?: number;
+}
+
+export interface PreparedChatTurn {
+  readonly provider: string;
+  readonly model: string;
+  /**
+   * Streams the turn's PROV-3 events. Aborting `signal` (the client went away, the server is stopping) aborts the
+   * provider stream and every running tool. The transcript is written when the turn ends, cancelled ones included.
+   */
+  run(signal: AbortSignal): AsyncGenerator<StreamEvent, void>;
+}
+
+export interface ChatTurnServiceOptions {
+  chats: ChatService;
+  agents: AgentRepository;
+  messages: ChatMessageRepository;
+  providers: ProviderConfigService;
+  toolRuntime: ToolRuntimeService;
+  imageStore?: ImageStore;
+  /** SDK retries on 429/5xx (default 2; tests use 0). */
+  maxRetries?: number;
+  logger?: ToolportLogger;
+}
+
+/** SPEC PROV-4 behind `POST /api/chats/:id/turns`: the user's provider, tools and transcript around the agent loop. */
+export class ChatTurnService {
+  readonly #options: ChatTurnServiceOptions;
+
+  constructor(options: ChatTurnServiceOptions) {
+    this.#options = options;
+  }
+
+  async listMessages(userId: string, chatId: string): Promise<StoredTranscriptMessage[]> {
+    const chat = await this.#options.chats.get(userId, chatId);
+    return this.#options.messages.list(chat.id);
+  }
+
+  /** Everything that can fail with a plain error response (unknown chat, no provider, missing key) fails here. */
+  async prepareTurn(userId: string, chatId: string, input: ChatTurnInput): Promise<PreparedChatTurn> {
+    const { chats, agents, messages, providers, toolRuntime, logger } = this.#options;
+    const chat = await chats.get(userId, chatId);
+    const agent: AgentRecord | undefined =
+      chat.agentId === null ? undefined : await agents.get(userId, chat.agentId);
+    const resolved = await providers.resolve(userId, input.provider);
+    const model = input.model ?? resolved.config.defaultModel;
+    const images = await this.#imageService(userId, resolved.config.name);
+    const history = await messages.list(chat.id);
+    const maxRetries = this.#options.maxRetries;
+    const imageStore = this.#options.imageStore;
+
+    return {
+      provider: resolved.config.name,
+      model,
+      async *run(signal) {
+        const runtime = await toolRuntime.getEnabledToolRuntime({ id: userId }, chat, agent, {
+          signal,
+          toolServices: {
+            ...(images === undefined ? {} : { images }),
+            ...(imageStore === undefined ? {} : { imageStore }),
+          },
+        });
+        const adapter = createProviderAdapter(resolved.config.provider, {
+          model,
+          apiKey: resolved.apiKey,
+          ...(resolved.config.baseUrl === null ? {} : { baseURL: resolved.config.baseUrl }),
+          ...(maxRetries === undefined ? {} : { maxRetries }),
+          logger,
+        });
+        const systemPrompt = agent?.config.systemPrompt;
+        const session = startConversation({
+          adapter,
+          runtime,
+          ...(typeof systemPrompt === 'string' ? { systemPrompt } : {}),
+          onNonStrict: (tool, reason) => logger?.info({ tool, reason }, 'tool sent without strict mode'),
+        });
+        replayTranscript(
+          session,
+          history.map((stored) => stored.message),
+        );
+        const recorder = new TranscriptRecorder(input.message);
+        try {
+          const turn = runAgentTurn({
+            session,
+            runtime,
+            userMessage: input.message,
+            maxIterations: input.maxIterations,
+            signal,
+            logger,
+          });
+          for await (const event of turn) {
+            recorder.observe(event);
+            yield event;
+          }
+        } finally {
+          await messages.append(chat.id, recorder.messages).catch((error: unknown) => {
+            logger?.error({ chatId: chat.id, error: String(error) }, 'could not save the chat transcript');
+          });
+        }
+      },
+    };
+  }
+
+  /**
+   * IMG-1 for this user: OpenAI Images from an `openai` configuration, Gemini image models from a `gemini` one. The
+   * turn's own configuration comes first, then the others oldest first.
+   */
+  async #imageService(userId: string, turnConfigName: string): Promise<ImageGenerationService | undefined> {
+    const { providers, maxRetries } = this.#options;
+    const options: ImageGenerationServiceOptions = maxRetries === undefined ? {} : { maxRetries };
+    const configs = await providers.list(userId);
+    configs.sort((a, b) => Number(b.name === turnConfigName) - Number(a.name === turnConfigName));
+    for (const config of configs) {
+      const slot =
+        config.provider === 'openai' ? 'openai' : config.provider === 'gemini' ? 'gemini' : undefined;
+      if (slot === undefined || options[slot] !== undefined) continue;
+      try {
+        const { apiKey } = await providers.resolve(userId, config.name);
+        options[slot] = { apiKey, ...(config.baseUrl === null ? {} : { baseURL: config.baseUrl }) };
+      } catch {
+        // A configuration without a usable key offers no images; the tool says which provider is missing.
+      }
+    }
+    return options.openai === undefined && options.gemini === undefined
+      ? undefined
+      : createImageGenerationService(options);
+  }
+}

@@ -1,0 +1,47 @@
+import type { TranscriptMessage } from '../persistence/repositories/chat-message-repository.ts';
+import type { ProviderSession, ToolResultForModel } from '../providers/provider-adapter.ts';
+
+const NOT_RUN_OUTPUT = JSON.stringify({
+  error: { code: 'aborted', message: 'Not run: the turn ended before this call ran.' },
+});
+
+/**
+ * Feeds a persisted transcript into a fresh session in the provider's own format, so the next turn continues the
+ * conversation. Every replayed call is answered in call order; a call the transcript has no result for (a cancelled
+ * or limit-stopped turn) is answered as not run, because every provider rejects a history with an unanswered call.
+ */
+export function replayTranscript(session: ProviderSession, messages: readonly TranscriptMessage[]): void {
+  for (let index = 0; index < messages.length; index += 1) {
+    const message = messages[index]!;
+    if (message.role === 'user') {
+      session.addUserMessage(message.content);
+      continue;
+    }
+    if (message.role === 'tool') continue; // Results are consumed with the assistant message that made the calls.
+    if (session.addAssistantMessage === undefined) continue;
+    session.addAssistantMessage(message.content, message.toolCalls);
+    if (message.toolCalls.length === 0) continue;
+    const results = new Map<string, ToolResultForModel>();
+    while (messages[index + 1]?.role === 'tool') {
+      index += 1;
+      const result = messages[index] as Extract<TranscriptMessage, { role: 'tool' }>;
+      results.set(result.toolCallId, {
+        callId: result.toolCallId,
+        toolName: result.toolName,
+        output: result.content,
+        isError: result.isError,
+      });
+    }
+    session.addToolResults(
+      message.toolCalls.map(
+        (call) =>
+          results.get(call.id) ?? {
+            callId: call.id,
+            toolName: call.name,
+            output: NOT_RUN_OUTPUT,
+            isError: true,
+          },
+      ),
+    );
+  }
+}
