@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { ErrorCode } from './error-codes.ts';
 import { ToolportError, isToolportError } from './errors.ts';
 import type { ToolExecutionRecorder } from './execution-recorder.ts';
+import { toolDeadlines } from './deadline-scheduler.ts';
 import { silentLogger } from './logger.ts';
 import { serializeToolResult, DEFAULT_MAX_RESULT_CHARACTERS } from './serialize-result.ts';
 import { getSafeEffectiveToolSettings, getToolTimeoutMs } from './settings-policy.ts';
@@ -135,7 +136,6 @@ export async function executeTool(
   request: ExecuteToolRequest,
   environment: ExecuteToolEnvironment = {},
 ): Promise<ToolExecutionOutcome> {
-  const startedAt = new Date();
   const startTime = performance.now();
   const registry = environment.registry ?? defaultToolRegistry;
   const logger = environment.logger ?? silentLogger;
@@ -184,7 +184,7 @@ export async function executeTool(
       userId: request.userId,
       chatId: request.chatId,
       agentId: request.agentId,
-      startedAt,
+      startedAt: new Date(performance.timeOrigin + startTime),
       durationMs,
       outcome: finished.ok ? 'ok' : finished.error.code,
       resultSize: finished.output.length,
@@ -260,14 +260,17 @@ export async function executeTool(
 
   const timeoutMs = getToolTimeoutMs(settings);
   const controller = new AbortController();
-  // The race below settles through `stopRace` directly (not a listener on the controller's signal: EventTarget
-  // listeners are a measurable share of the per-call overhead this function is budgeted for).
+  let abortReason: Error | undefined;
+  // The race below settles through `stopRace` directly (not a listener on the signal: EventTarget listeners are
+  // costly on this path).
   let stopRace: ((reason: Error) => void) | undefined;
   const abortCall = (reason: Error): void => {
+    if (abortReason !== undefined) return;
+    abortReason = reason;
     controller.abort(reason);
     stopRace?.(reason);
   };
-  const timer = setTimeout(() => abortCall(new ToolTimeoutReason(timeoutMs)), timeoutMs);
+  const deadline = toolDeadlines.schedule(timeoutMs, () => abortCall(new ToolTimeoutReason(timeoutMs)));
   const onParentAbort = (): void => abortCall(new ToolCancelledReason(parentSignal?.reason));
   parentSignal?.addEventListener('abort', onParentAbort, { once: true });
 
@@ -282,10 +285,10 @@ export async function executeTool(
     signal: controller.signal,
     settings,
     reportProgress: (progress) => {
-      if (!controller.signal.aborted) request.onProgress?.(progress);
+      if (abortReason === undefined) request.onProgress?.(progress);
     },
     emitPartialResult: (partial) => {
-      if (!controller.signal.aborted) request.onPartialResult?.(partial);
+      if (abortReason === undefined) request.onPartialResult?.(partial);
     },
     services,
     logger,
@@ -298,23 +301,20 @@ export async function executeTool(
       stopRace = reject;
       tool.execute(args, context).then(resolve, reject);
     });
-    if (controller.signal.aborted)
-      return finish({ ok: false, error: abortErrorFor(controller.signal, toolName) });
+    if (abortReason !== undefined) return finish({ ok: false, error: abortErrorFor(abortReason, toolName) });
     return finish({ ok: true, result });
   } catch (error) {
-    if (controller.signal.aborted)
-      return finish({ ok: false, error: abortErrorFor(controller.signal, toolName) });
+    if (abortReason !== undefined) return finish({ ok: false, error: abortErrorFor(abortReason, toolName) });
     if (!isToolportError(error))
       logger.debug({ tool: toolName, error: String(error) }, 'tool execution failed');
     return finish({ ok: false, error: errorPayload(error) });
   } finally {
-    clearTimeout(timer);
+    toolDeadlines.cancel(deadline);
     parentSignal?.removeEventListener('abort', onParentAbort);
   }
 }
 
-function abortErrorFor(signal: AbortSignal, toolName: string): ToolErrorPayload {
-  const reason: unknown = signal.reason;
+function abortErrorFor(reason: Error, toolName: string): ToolErrorPayload {
   if (reason instanceof ToolTimeoutReason) {
     return {
       code: 'timeout',

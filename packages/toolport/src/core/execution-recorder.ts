@@ -27,25 +27,32 @@ export interface ToolExecutionRecorder {
   record(entry: ToolExecutionRecord): void;
 }
 
-/** Keeps the newest `capacity` records in memory; the database recorder replaces it in `toolport serve`. */
+/** Keeps the newest `capacity` records in memory (a ring buffer); the database recorder replaces it in `serve`. */
 export class InMemoryExecutionRecorder implements ToolExecutionRecorder {
   readonly #capacity: number;
   readonly #records: ToolExecutionRecord[] = [];
+  /** Where the next record goes once the buffer is full (the oldest record's slot). */
+  #next = 0;
 
   constructor(capacity = 10_000) {
-    this.#capacity = capacity;
+    this.#capacity = Math.max(1, capacity);
   }
 
   record(entry: ToolExecutionRecord): void {
-    this.#records.push(entry);
-    if (this.#records.length > this.#capacity) this.#records.splice(0, this.#records.length - this.#capacity);
+    if (this.#records.length < this.#capacity) {
+      this.#records.push(entry);
+      return;
+    }
+    this.#records[this.#next] = entry;
+    this.#next = (this.#next + 1) % this.#capacity;
   }
 
   /** Newest first. */
   query(filter: ToolExecutionQuery = {}): ToolExecutionRecord[] {
     const matches: ToolExecutionRecord[] = [];
-    for (let index = this.#records.length - 1; index >= 0; index -= 1) {
-      const entry = this.#records[index]!;
+    const count = this.#records.length;
+    for (let offset = 1; offset <= count; offset += 1) {
+      const entry = this.#records[(this.#next - offset + count) % count]!;
       if (filter.userId !== undefined && entry.userId !== filter.userId) continue;
       if (filter.toolName !== undefined && entry.toolName !== filter.toolName) continue;
       if (filter.chatId !== undefined && entry.chatId !== filter.chatId) continue;

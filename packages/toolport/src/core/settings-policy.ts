@@ -23,6 +23,18 @@ export function getDefaultToolSettings(tool: RegisteredTool): EffectiveToolSetti
   return { enabled: tool.settings.enabledByDefault || !tool.settings.canDisable, parameters };
 }
 
+const frozenDefaults = new WeakMap<RegisteredTool, EffectiveToolSettings>();
+
+function getFrozenDefaults(tool: RegisteredTool): EffectiveToolSettings {
+  let defaults = frozenDefaults.get(tool);
+  if (defaults === undefined) {
+    const fresh = getDefaultToolSettings(tool);
+    defaults = Object.freeze({ enabled: fresh.enabled, parameters: Object.freeze(fresh.parameters) });
+    frozenDefaults.set(tool, defaults);
+  }
+  return defaults;
+}
+
 function findDescriptor(tool: RegisteredTool, name: string): ToolParameterDescriptor {
   const descriptor = tool.settings.parameterDescriptors.find((candidate) => candidate.name === name);
   if (descriptor === undefined) {
@@ -132,6 +144,8 @@ export function mergeToolSettings(
   saved?: ToolSettingsInput,
   updates?: ToolSettingsInput,
 ): EffectiveToolSettings {
+  // The common case on every call without saved settings: shared, frozen defaults (no per-call allocation).
+  if (saved === undefined && updates === undefined) return getFrozenDefaults(tool);
   const merged = getDefaultToolSettings(tool);
   for (const layer of [saved, updates]) {
     if (layer === undefined) continue;

@@ -44,6 +44,25 @@ describe('DT-1 get_current_datetime', () => {
     );
   });
 
+  it('reuses its formatters: a repeated zone and locale constructs no new Intl.DateTimeFormat', () => {
+    describeInstant(instant, 'Europe/Berlin', 'de-DE');
+    const original = Intl.DateTimeFormat;
+    let constructed = 0;
+    const counting = function (this: unknown, ...args: ConstructorParameters<typeof Intl.DateTimeFormat>) {
+      constructed += 1;
+      return new original(...args);
+    } as unknown as typeof Intl.DateTimeFormat;
+    Intl.DateTimeFormat = counting;
+    try {
+      describeInstant(instant, 'Europe/Berlin', 'de-DE');
+      expect(constructed).toBe(0);
+      describeInstant(instant, 'Europe/Paris', 'fr-FR');
+      expect(constructed).toBeGreaterThan(0);
+    } finally {
+      Intl.DateTimeFormat = original;
+    }
+  });
+
   it('rejects an invalid locale', () => {
     expect(() => describeInstant(instant, 'UTC', 'not a locale!')).toThrow(/Invalid locale/);
   });

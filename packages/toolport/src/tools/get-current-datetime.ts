@@ -77,7 +77,7 @@ function checkLocale(locale: string): string {
 
 /** "+HH:MM" offset of `timezone` at `instant`. */
 export function formatUtcOffset(instant: Date, timezone: string): string {
-  const parts = new Intl.DateTimeFormat('en-US', {
+  const parts = cachedFormatter('offset', 'en-US', {
     timeZone: timezone,
     timeZoneName: 'longOffset',
   }).formatToParts(instant);
@@ -111,7 +111,7 @@ export function describeInstant(instant: Date, timezone: string, locale: string)
   return {
     utc: instant.toISOString(),
     local: formatLocalIso(instant, zone, offset),
-    localized: new Intl.DateTimeFormat(language, {
+    localized: cachedFormatter('localized', language, {
       timeZone: zone,
       dateStyle: 'full',
       timeStyle: 'long',
