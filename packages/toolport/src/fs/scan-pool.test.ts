@@ -147,3 +147,51 @@ describe('FS-5 grep under a time budget', () => {
     expect(result.matches).toEqual([{ file: 'tree/a-fine.txt', line: 1, text: 'aaaa' }]);
   });
 });
+
+describe('FS-4 glob walk order', () => {
+  it('walks alone in sorted depth-first order, so a truncated glob returns the same first paths every time', async () => {
+    const tree = join(work, 'ordered');
+    // Created out of order, nested deep enough that pending directories pass through the shared queue.
+    for (const directory of ['m/z', 'm/a/q', 'b', 'm/a/c', 'a', 'zz', 'm/k']) {
+      await mkdir(join(tree, directory), { recursive: true });
+    }
+    for (const file of [
+      'zz/1.txt',
+      'm/z/1.txt',
+      'm/a/q/1.txt',
+      'b/1.txt',
+      'm/k/1.txt',
+      'm/a/c/1.txt',
+      'a/1.txt',
+    ]) {
+      await writeFile(join(tree, file), 'x');
+    }
+    const glob = (maxResults: number) =>
+      runScan<string>(
+        {
+          kind: 'glob',
+          root: tree,
+          pattern: '**/*.txt',
+          includeDotfiles: false,
+          keepDotEntries: false,
+          deniedRoots: [],
+          respectGitignore: false,
+          maxResults,
+        },
+        { deadlineMs: 60_000, parallelism: 1 },
+      );
+    const all = await glob(100);
+    expect(all.items).toEqual([
+      'a/1.txt',
+      'b/1.txt',
+      'm/a/c/1.txt',
+      'm/a/q/1.txt',
+      'm/k/1.txt',
+      'm/z/1.txt',
+      'zz/1.txt',
+    ]);
+    const truncated = await glob(4);
+    expect(truncated.stopReason).toBe('max_results');
+    expect(truncated.items).toEqual(all.items.slice(0, 4));
+  });
+});

@@ -1,7 +1,8 @@
 /**
- * A stack of directories (relative paths) in shared memory, so the workers of one scan can share a walk: a busy
- * worker hands half of its pending directories over when another worker is waiting, and the walk ends when no worker
- * is busy and the stack is empty. Workers run synchronous loops, so this is Atomics, not messages. A worker that
+ * A stack of directories (relative paths) in shared memory, so the workers of one scan can share a walk: a worker
+ * keeps only the directory it walks next and publishes the rest, so no work sits out of reach while it is blocked in
+ * one long `readdir` (a 40,000-entry directory) — an idle worker takes it. The walk ends when no worker is busy and
+ * the stack is empty. Workers run synchronous loops, so this is Atomics, not messages. A worker that
  * joins late (the helper of a scan that was not over quickly) simply starts by taking work.
  */
 import {
@@ -52,10 +53,14 @@ export class SharedDirectoryQueue {
     return Atomics.load(this.#control, QUEUE_WAITING) > 0;
   }
 
-  /** Moves the shallowest half of `local` (the start of the array: the biggest subtrees) to the shared stack. */
-  share(local: string[]): void {
-    const give = Math.floor(local.length / 2);
-    if (give === 0) return;
+  /**
+   * Moves all but the last `keep` entries of `local` (a stack: the last entry is popped next) to the shared stack, in
+   * order, so that the shared stack continues the local one: a worker walking alone visits directories in the same
+   * order either way. What does not fit stays local.
+   */
+  publish(local: string[], keep: number): void {
+    const give = local.length - keep;
+    if (give <= 0) return;
     let given = 0;
     this.#lock();
     try {
@@ -63,9 +68,8 @@ export class SharedDirectoryQueue {
         const count = this.#control[QUEUE_COUNT]!;
         const used = this.#control[QUEUE_BYTES_USED]!;
         const path = local[given]!;
-        const length = Buffer.byteLength(path);
-        if (count >= QUEUE_MAX_ENTRIES || used + length > this.#data.length) break;
-        this.#data.write(path, used, 'utf8');
+        if (count >= QUEUE_MAX_ENTRIES || used + path.length * 3 > this.#data.length) break;
+        const length = this.#data.write(path, used, 'utf8');
         this.#control[QUEUE_ENTRIES_OFFSET + count] = length;
         this.#control[QUEUE_COUNT] = count + 1;
         this.#control[QUEUE_BYTES_USED] = used + length;
@@ -73,10 +77,9 @@ export class SharedDirectoryQueue {
     } finally {
       this.#unlock();
     }
-    if (given > 0) {
-      local.splice(0, given);
-      this.#wake();
-    }
+    if (given === 0) return;
+    local.splice(0, given);
+    if (this.hungry()) this.#wake();
   }
 
   #popLocked(): string | undefined {
@@ -87,6 +90,19 @@ export class SharedDirectoryQueue {
     this.#control[QUEUE_COUNT] = count - 1;
     this.#control[QUEUE_BYTES_USED] = used;
     return this.#data.toString('utf8', used, used + length);
+  }
+
+  /** A queued directory if there is one, without waiting (the caller stays busy either way). */
+  takeNow(): string | undefined {
+    if (Atomics.load(this.#control, QUEUE_COUNT) === 0) return undefined;
+    this.#lock();
+    const path = this.#popLocked();
+    if (path !== undefined && !this.#busy) {
+      this.#busy = true;
+      Atomics.add(this.#control, QUEUE_BUSY, 1);
+    }
+    this.#unlock();
+    return path;
   }
 
   /**
