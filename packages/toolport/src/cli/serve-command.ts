@@ -151,7 +151,7 @@ async function serve(
     const url = `http://${displayHost(host)}:${boundPort}`;
     io.stderr(`toolport ${TOOLPORT_VERSION} listening on ${url} (database ${database.description})\n`);
     if (admin.token !== undefined) {
-      io.stderr(`Log in: ${url}/?token=${admin.token}\n`);
+      io.stderr(`Log in: ${url}/#token=${admin.token}\n`);
       io.stderr(`API:    curl -H 'Authorization: Bearer ${admin.token}' ${url}/api/settings/tools\n`);
       if (admin.created) io.stderr(`Admin token written to ${admin.path} (mode 0600).\n`);
     }

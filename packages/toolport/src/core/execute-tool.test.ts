@@ -298,6 +298,38 @@ describe('CORE-6 executeTool', () => {
     ).toBe('bad key ***');
   });
 
+  it('redacts secret values from the structured result and from partial results too', async () => {
+    const secrets = { getSecret: async () => undefined, listSecretValues: async () => ['sk-live-123456'] };
+    const registry = registryWith(
+      makeFivePropertyTool(async (_args, context) => {
+        context.emitPartialResult({ step: 'key sk-live-123456' });
+        return { nested: [{ token: 'sk-live-123456' }], ['sk-live-123456']: 1 };
+      }),
+    );
+    const partials: unknown[] = [];
+    const outcome = await executeTool(base({ onPartialResult: (partial) => partials.push(partial) }), {
+      registry,
+      services: { secrets },
+    });
+    expect(outcome.ok && outcome.result).toEqual({ nested: [{ token: '***' }], '***': 1 });
+    expect(outcome.output).not.toContain('sk-live-123456');
+    expect(partials).toEqual([{ step: 'key ***' }]);
+  });
+
+  it('withholds the result when the secrets needed for redaction cannot be loaded', async () => {
+    const secrets = {
+      getSecret: async () => undefined,
+      listSecretValues: async (): Promise<string[]> => Promise.reject(new Error('database down')),
+    };
+    const execute = vi.fn(async () => 'sk-live-123456');
+    const outcome = await executeTool(base(), {
+      registry: registryWith(makeFivePropertyTool(execute)),
+      services: { secrets },
+    });
+    expect(expectFailure(outcome).error.code).toBe('internal_error');
+    expect(execute).not.toHaveBeenCalled();
+  });
+
   it('records every execution with tool, user, chat, duration, outcome and result size', async () => {
     const recorder = new InMemoryExecutionRecorder();
     const registry = registryWith(makeFivePropertyTool());

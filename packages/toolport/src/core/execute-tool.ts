@@ -4,6 +4,7 @@ import { ToolportError, isToolportError } from './errors.ts';
 import type { ToolExecutionRecorder } from './execution-recorder.ts';
 import { toolDeadlines } from './deadline-scheduler.ts';
 import { silentLogger } from './logger.ts';
+import { redactSecretsDeep, redactSecretsInText } from './redact-secrets.ts';
 import { serializeToolResult, DEFAULT_MAX_RESULT_CHARACTERS } from './serialize-result.ts';
 import { getSafeEffectiveToolSettings, getToolTimeoutMs } from './settings-policy.ts';
 import { parseToolArgumentsJson, validateToolArguments } from './tool-arguments.ts';
@@ -118,15 +119,6 @@ function errorPayload(error: unknown): ToolErrorPayload {
   };
 }
 
-function redact(text: string, secrets: readonly string[]): string {
-  let redacted = text;
-  for (const secret of secrets) {
-    // Very short values would redact ordinary words; they are refused as secrets upstream.
-    if (secret.length >= 4) redacted = redacted.replaceAll(secret, '***');
-  }
-  return redacted;
-}
-
 /**
  * SPEC CORE-6: looks the tool up, checks it is enabled for this user (and agent), merges settings, validates the
  * arguments, runs the executor under its time budget with a signal that also carries the caller's cancellation, and
@@ -151,23 +143,25 @@ export async function executeTool(
     const durationMs = performance.now() - startTime;
     let finished: ToolExecutionOutcome;
     if (outcome.ok) {
+      // SEC-1: the structured result is redacted too (SSE, MCP structuredContent and the API show it).
+      const result = secrets.length > 0 ? redactSecretsDeep(outcome.result, secrets) : outcome.result;
       const serialized = serializeToolResult(
-        outcome.result,
+        result,
         environment.maxResultCharacters ?? tool?.maxResultCharacters ?? DEFAULT_MAX_RESULT_CHARACTERS,
       );
       finished = {
         ok: true,
         callId,
         toolName,
-        result: outcome.result,
-        output: secrets.length > 0 ? redact(serialized.text, secrets) : serialized.text,
+        result,
+        output: secrets.length > 0 ? redactSecretsInText(serialized.text, secrets) : serialized.text,
         truncated: serialized.truncated,
         durationMs,
       };
     } else {
       const error =
         secrets.length > 0
-          ? { ...outcome.error, message: redact(outcome.error.message, secrets) }
+          ? { ...outcome.error, message: redactSecretsInText(outcome.error.message, secrets) }
           : outcome.error;
       finished = {
         ok: false,
@@ -192,12 +186,32 @@ export async function executeTool(
     return finished;
   };
   const listSecretValues = services.secrets?.listSecretValues?.bind(services.secrets);
+  // Loaded once per call, before the tool runs, so partial results can be redacted synchronously as they stream.
+  // If they cannot be loaded, nothing the tool returns can be shown safely: the call fails closed.
+  let secretValues: readonly string[] | undefined = listSecretValues === undefined ? [] : undefined;
+  const loadSecrets = async (): Promise<readonly string[]> => {
+    secretValues ??= await listSecretValues!();
+    return secretValues;
+  };
+  const secretsUnavailable = (error: unknown): ToolExecutionOutcome => {
+    logger.error({ tool: toolName, error: String(error) }, 'could not load secret values for redaction');
+    return finishWith(
+      {
+        ok: false,
+        error: {
+          code: 'internal_error',
+          message: 'The secrets needed to redact this result could not be loaded; the result was withheld.',
+        },
+      },
+      [],
+    );
+  };
   const finish = (
     outcome: { ok: true; result: unknown } | { ok: false; error: ToolErrorPayload },
   ): ToolExecutionOutcome | Promise<ToolExecutionOutcome> =>
-    listSecretValues === undefined
-      ? finishWith(outcome, [])
-      : listSecretValues().then((secrets) => finishWith(outcome, secrets));
+    secretValues !== undefined
+      ? finishWith(outcome, secretValues)
+      : loadSecrets().then((secrets) => finishWith(outcome, secrets), secretsUnavailable);
 
   const tool = registry.get(toolName);
   if (tool === undefined) {
@@ -258,6 +272,15 @@ export async function executeTool(
     });
   }
 
+  if (secretValues === undefined) {
+    try {
+      await loadSecrets();
+    } catch (error) {
+      return secretsUnavailable(error);
+    }
+  }
+  const secretsForCall = secretValues ?? [];
+
   const timeoutMs = getToolTimeoutMs(settings);
   const controller = new AbortController();
   let abortReason: Error | undefined;
@@ -288,7 +311,7 @@ export async function executeTool(
       if (abortReason === undefined) request.onProgress?.(progress);
     },
     emitPartialResult: (partial) => {
-      if (abortReason === undefined) request.onPartialResult?.(partial);
+      if (abortReason === undefined) request.onPartialResult?.(redactSecretsDeep(partial, secretsForCall));
     },
     services,
     logger,

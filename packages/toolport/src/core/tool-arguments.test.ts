@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { makeFivePropertyTool } from '../../test/support/test-tools.ts';
 import { ToolArgumentError } from './errors.ts';
-import { parseToolArgumentsJson, validateToolArguments } from './tool-arguments.ts';
+import { countCompiledValidators, parseToolArgumentsJson, validateToolArguments } from './tool-arguments.ts';
 import type { JsonSchema } from './tool-types.ts';
 
 const schema = makeFivePropertyTool().definition.parameters;
@@ -51,6 +51,47 @@ describe('CORE-5 arguments', () => {
   it('keeps null where the schema itself accepts null', () => {
     const nullable: JsonSchema = { type: 'object', properties: { cursor: { type: ['string', 'null'] } } };
     expect(validateToolArguments(nullable, { cursor: null })).toEqual({ cursor: null });
+  });
+
+  it('keeps a null that a $ref or anyOf subschema allows (pydantic-style nested Optional)', () => {
+    const withRef: JsonSchema = {
+      type: 'object',
+      properties: { filter: { $ref: '#/$defs/Filter' } },
+      required: ['filter'],
+      $defs: {
+        Filter: {
+          type: 'object',
+          properties: { owner: { anyOf: [{ type: 'string' }, { type: 'null' }] } },
+          required: ['owner'],
+        },
+      },
+    };
+    expect(validateToolArguments(withRef, { filter: { owner: null } })).toEqual({ filter: { owner: null } });
+    const withAnyOf: JsonSchema = {
+      type: 'object',
+      properties: {
+        filter: {
+          anyOf: [
+            { type: 'object', properties: { owner: { type: ['string', 'null'] } }, required: ['owner'] },
+            { type: 'null' },
+          ],
+        },
+      },
+    };
+    expect(validateToolArguments(withAnyOf, { filter: { owner: null } })).toEqual({
+      filter: { owner: null },
+    });
+  });
+
+  it('shares one compiled validator between equal schemas rebuilt per call', () => {
+    const build = (): JsonSchema => ({
+      type: 'object',
+      properties: { n: { type: 'integer' } },
+      additionalProperties: false,
+    });
+    const before = countCompiledValidators();
+    for (let index = 0; index < 50; index += 1) validateToolArguments(build(), { n: index });
+    expect(countCompiledValidators() - before).toBe(1);
   });
 
   it('still reports a required argument sent as null as missing', () => {

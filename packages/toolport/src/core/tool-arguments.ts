@@ -15,15 +15,31 @@ const ajv = new Ajv({
   useDefaults: false,
   validateFormats: false,
 });
-const compiledSchemas = new WeakMap<JsonSchema, ValidateFunction>();
+// Fast path: the same schema object (a registered tool's definition) is looked up by identity.
+const validatorsBySchemaObject = new WeakMap<JsonSchema, ValidateFunction>();
+// Schemas rebuilt per call (buildDefinition, MCP listings) are equal but new objects: they share a validator by
+// content, in a bounded map, and Ajv's own strong cache is emptied after each compile so nothing accumulates.
+const validatorsBySchemaText = new Map<string, ValidateFunction>();
+const MAX_VALIDATORS_BY_TEXT = 2_000;
 
 function getValidator(schema: JsonSchema): ValidateFunction {
-  let validate = compiledSchemas.get(schema);
+  let validate = validatorsBySchemaObject.get(schema);
+  if (validate !== undefined) return validate;
+  const text = JSON.stringify(schema);
+  validate = validatorsBySchemaText.get(text);
   if (validate === undefined) {
     validate = ajv.compile(schema);
-    compiledSchemas.set(schema, validate);
+    ajv.removeSchema(schema);
+    if (validatorsBySchemaText.size >= MAX_VALIDATORS_BY_TEXT) validatorsBySchemaText.clear();
+    validatorsBySchemaText.set(text, validate);
   }
+  validatorsBySchemaObject.set(schema, validate);
   return validate;
+}
+
+/** Validators compiled by content so far (diagnostics and tests: equal schemas must share one). */
+export function countCompiledValidators(): number {
+  return validatorsBySchemaText.size;
 }
 
 /** Parses a model's raw argument text. Empty text means `{}` (providers send "" for no-argument calls). */
@@ -47,6 +63,8 @@ function schemaAllowsNull(schema: unknown): boolean {
   const { type, enum: enumValues, const: constValue, anyOf, oneOf } = schema as Record<string, unknown>;
   if (type === 'null' || (Array.isArray(type) && type.includes('null'))) return true;
   if (Array.isArray(enumValues) && enumValues.includes(null)) return true;
+  // A reference or an intersection may allow null where this level cannot see it: keep the null, let Ajv decide.
+  if ('$ref' in schema || 'allOf' in schema) return true;
   if (constValue === null) return true;
   for (const branches of [anyOf, oneOf]) {
     if (Array.isArray(branches) && branches.some((branch) => schemaAllowsNull(branch))) return true;
@@ -69,6 +87,8 @@ function stripNullsAsAbsent(value: unknown, schema: unknown): unknown {
     return copy ?? value;
   }
   const properties = (schema as Record<string, unknown>).properties as Record<string, unknown> | undefined;
+  // Without properties at this level (composition via $ref/anyOf/oneOf), nulls cannot be judged here: Ajv decides.
+  if (properties === undefined) return value;
   const record = value as Record<string, unknown>;
   let copy: Record<string, unknown> | undefined;
   // for-in over own enumerable keys: this runs on every call, so it avoids Object.entries' allocations.

@@ -61,6 +61,23 @@ const LANDING_PAGE = `<!doctype html>
 </body></html>
 `;
 
+/** Credentials that may travel in a query string; their values never reach the request log. */
+const SECRET_QUERY_PARAMETERS = /([?&](?:token|access_token|api_key|apikey|key)=)[^&#]*/gi;
+
+function serializeRequestForLog(request: {
+  method: string;
+  url: string;
+  ip?: string;
+  socket?: { remotePort?: number };
+}): Record<string, unknown> {
+  return {
+    method: request.method,
+    url: request.url.replace(SECRET_QUERY_PARAMETERS, '$1***'),
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
+  };
+}
+
 /** The HTTP API (API-1) over one set of services. The caller listens and closes; closing does not close the DB. */
 export async function buildServer(options: BuildServerOptions): Promise<ToolportApp> {
   const logger =
@@ -69,6 +86,7 @@ export async function buildServer(options: BuildServerOptions): Promise<Toolport
       : {
           ...(options.logger === true ? {} : options.logger),
           redact: ['req.headers.authorization', 'req.headers.cookie'],
+          serializers: { req: serializeRequestForLog },
         };
   const app = Fastify({
     logger,

@@ -49,12 +49,11 @@ export async function runToolCall(
         callId: outcome.callId,
       });
     }
-    // SEC-1: secrets are write-only through the API, so a result that echoes one comes back redacted too.
-    const secretValues = (await services.secrets.createReader(user.id).listSecretValues?.()) ?? [];
+    // SEC-1: executeTool has already redacted secret values from `result` and `output`.
     return {
       callId: outcome.callId,
       toolName: outcome.toolName,
-      result: redactSecrets(outcome.result, secretValues),
+      result: outcome.result,
       output: outcome.output,
       truncated: outcome.truncated,
       durationMs: outcome.durationMs,
@@ -62,23 +61,4 @@ export async function runToolCall(
   } finally {
     reply.raw.off('close', onClose);
   }
-}
-
-function redactSecrets(value: unknown, secrets: readonly string[]): unknown {
-  if (secrets.length === 0) return value;
-  if (typeof value === 'string') {
-    let redacted = value;
-    for (const secret of secrets) if (secret.length >= 4) redacted = redacted.replaceAll(secret, '***');
-    return redacted;
-  }
-  if (Array.isArray(value)) return value.map((item) => redactSecrets(item, secrets));
-  if (typeof value === 'object' && value !== null) {
-    return Object.fromEntries(
-      Object.entries(value as Record<string, unknown>).map(([key, item]) => [
-        key,
-        redactSecrets(item, secrets),
-      ]),
-    );
-  }
-  return value;
 }

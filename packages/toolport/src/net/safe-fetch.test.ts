@@ -38,11 +38,17 @@ async function errorOf(promise: Promise<unknown>): Promise<{ code?: string; mess
 describe('NET-1 safe fetch', () => {
   let main: TestServer;
   let other: TestServer;
+  const otherHeaders: Array<Record<string, unknown>> = [];
 
   beforeAll(async () => {
-    other = await startServer('127.0.0.2', (_request, response) => response.end('other'));
+    other = await startServer('127.0.0.2', (request, response) => {
+      otherHeaders.push(request.headers);
+      response.end('other');
+    });
     main = await startServer('127.0.0.1', (request, response) => {
-      if (request.url === '/redirect-out') {
+      if (request.url === '/redirect-cross-origin') {
+        response.writeHead(302, { location: `http://127.0.0.2:${other.port}/landing` }).end();
+      } else if (request.url === '/redirect-out') {
         response.writeHead(302, { location: `http://127.0.0.2:${other.port}/stolen` }).end();
       } else if (request.url === '/redirect-in') {
         response.writeHead(301, { location: '/final' }).end();
@@ -120,6 +126,19 @@ describe('NET-1 safe fetch', () => {
     const error = await errorOf(client.request({ url: `http://127.0.0.1:${main.port}/redirect-out` }));
     expect(error.code).toBe('permission_denied');
     expect(other.hits).toEqual([]);
+  });
+
+  it('drops every caller header when a redirect changes origin (credentials never follow)', async () => {
+    const { client } = createSafeFetch({ allowlist: { cidrs: ['127.0.0.1/32', '127.0.0.2/32'] } });
+    const response = await client.request({
+      url: `http://127.0.0.1:${main.port}/redirect-cross-origin`,
+      headers: { authorization: 'Bearer SECRET-API-KEY', 'x-api-key': 'SECRET-2', cookie: 'session=abc' },
+    });
+    expect(new TextDecoder().decode(response.body)).toBe('other');
+    const landed = otherHeaders.at(-1)!;
+    expect(landed.authorization).toBeUndefined();
+    expect(landed['x-api-key']).toBeUndefined();
+    expect(landed.cookie).toBeUndefined();
   });
 
   it('stops a redirect loop', async () => {

@@ -128,14 +128,26 @@ export function createSafeFetch(options: SafeFetchOptions = {}): SafeFetch {
           `Too many redirects (more than ${maxRedirects}) starting at ${url}.`,
         );
       }
-      url = new URL(location, url).href;
+      const next = new URL(location, url);
+      const crossOrigin = next.origin !== new URL(url).origin;
+      url = next.href;
       // 303 (and 301/302 after POST, as browsers do) turn into GET without a body.
       const method = (requestInit.method ?? 'GET').toUpperCase();
-      if (
+      const becomesGet =
         response.status === 303 ||
-        ((response.status === 301 || response.status === 302) && method === 'POST')
-      ) {
-        requestInit = { ...requestInit, method: 'GET', body: undefined };
+        ((response.status === 301 || response.status === 302) && method === 'POST');
+      if (becomesGet) requestInit = { ...requestInit, method: 'GET', body: undefined };
+      if (crossOrigin) {
+        // With redirect: 'manual' undici's own rule (drop credentials on an origin change) does not run. Every header
+        // the caller set may carry a secret (Authorization, X-API-Key, cookies resolved from {{SECRET}} templates), so
+        // none follows the request to another origin, and neither does a body (307/308 would resend it).
+        if (requestInit.body !== undefined && requestInit.body !== null) {
+          throw new ToolportError(
+            'permission_denied',
+            `Refused to resend the request body to another origin (${next.origin}) on a ${response.status} redirect.`,
+          );
+        }
+        requestInit = { ...requestInit, headers: undefined };
       }
     }
   };

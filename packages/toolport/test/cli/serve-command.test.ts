@@ -82,7 +82,7 @@ describe('CLI-1 toolport serve', () => {
       expect(statSync(join(dataDirectory, 'secret.key')).mode & 0o777).toBe(0o600);
       expect(statSync(join(dataDirectory, 'toolport.db')).mode & 0o777).toBe(0o600);
       const banner = server.io.err.join('');
-      expect(banner).toContain(`${server.url}/?token=${token}`);
+      expect(banner).toContain(`${server.url}/#token=${token}`);
       expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
 
       const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
@@ -110,7 +110,7 @@ describe('CLI-1 toolport serve', () => {
     const again = await startServe(['--data-dir', dataDirectory]);
     try {
       expect(await again.services.repositories.users.count()).toBe(1);
-      expect(again.io.err.join('')).toContain('/?token=tp_');
+      expect(again.io.err.join('')).toContain('/#token=tp_');
       expect(again.io.err.join('')).not.toContain('written to');
     } finally {
       await again.stop();
@@ -195,7 +195,7 @@ describe('CLI-1 toolport user create', () => {
     const server = await startServe(['--data-dir', dataDirectory]);
     try {
       // Users exist already, so no admin is bootstrapped.
-      expect(server.io.err.join('')).not.toContain('?token=');
+      expect(server.io.err.join('')).not.toContain('token=tp_');
       const response = await fetch(`${server.url}/api/chats`, {
         headers: { authorization: `Bearer ${token}` },
       });

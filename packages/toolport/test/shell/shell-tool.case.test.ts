@@ -212,6 +212,16 @@ describe.each(CASES)('FS-6 $name (shell tool contract)', ({ name, findSpec }) =>
     expect(await survivorsAfterGrace(record(file))).toEqual([]);
   });
 
+  it.runIf(onLinux)('a setsid escapee with its output closed does not outlive a normal exit', async () => {
+    const file = pidFile();
+    const result = await run({
+      command: `setsid sh -c 'echo $$ >> "$0"; exec sleep 4242' '${file}' < /dev/null > /dev/null 2>&1 & until [ -s '${file}' ]; do sleep 0.05; done; echo started`,
+    });
+    expect(result).toMatchObject({ stdout: 'started\n', exitCode: 0, termination: 'exited' });
+    expect(record(file)).toHaveLength(1);
+    expect(await survivorsAfterGrace(record(file))).toEqual([]);
+  });
+
   describe('environment', () => {
     const secretName = 'TOOLPORT_TEST_SERVER_SECRET';
     const secretValue = 'sk-test-do-not-leak-8c1f';

@@ -64,6 +64,9 @@ export function registerChatTurnRoutes(
       // `close` on the response fires when the connection goes away before the end (and harmlessly after it).
       reply.raw.on('close', abort);
       shutdownSignal.addEventListener('abort', onShutdown, { once: true });
+      // Both may have happened while the turn was being prepared: a past `close` or abort is not replayed.
+      if (reply.raw.destroyed) abort();
+      if (shutdownSignal.aborted) onShutdown();
       reply.hijack();
       reply.raw.writeHead(200, {
         'content-type': 'text/event-stream; charset=utf-8',

@@ -127,8 +127,12 @@ export function runShellCommand(options: RunShellCommandOptions): Promise<ShellC
       const termination = cutShort ?? (exit?.code === null && exit.signal !== null ? 'signalled' : 'exited');
       const result = resultWith(termination, exit?.code ?? null, exit?.signal ?? null);
       // Resolve only once escaped descendants are dead, so a caller never observes a survivor.
-      if (pendingSweep === undefined) resolve(result);
-      else void pendingSweep.finally(() => resolve(result));
+      if (pendingSweep === undefined) {
+        resolve(result);
+        // A setsid descendant that also closed its output escapes both the group kill and the open-pipe check. The
+        // /proc sweep for the run marker costs milliseconds, so it runs after the result is out, not before.
+        void killProcessesCarrying(marker).catch(() => {});
+      } else void pendingSweep.finally(() => resolve(result));
     };
 
     const killEverything = (): void => {
