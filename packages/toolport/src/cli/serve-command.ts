@@ -1,5 +1,5 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { isToolportError } from '../core/errors.ts';
 import type { ToolRegistry } from '../core/tool-registry.ts';
@@ -112,6 +112,8 @@ async function serve(
         toolSources: options.toolSources,
         logger: bootLogger,
         mcp: { outboundAllowlist },
+        // The database, secret key and admin token live here: no model-driven filesystem tool may reach them.
+        protectedPaths: [dataDirectory, ...sqliteFileOf(databaseUrl)],
         // IMG-1: generated images live in the data dir, one folder per user, served by GET /api/images/:id.
         imageStore: new FileImageStore(join(dataDirectory, 'images'), '/api/images/', { scopeByUser: true }),
         ...(providerKeysFromEnvironment(io.env) ? { providerKeyEnvironment: io.env } : {}),
@@ -219,4 +221,9 @@ function jsonLineLogger(io: CliIo): ToolportLogger {
     io.stdout(`${JSON.stringify({ level, time: Date.now(), ...object, msg: message })}\n`);
   const ignore = (): void => {};
   return { debug: ignore, info: write(30), warn: write(40), error: write(50) };
+}
+
+/** The SQLite file a `sqlite:` database URL names (it may live outside the data directory). */
+function sqliteFileOf(databaseUrl: string): string[] {
+  return databaseUrl.startsWith('sqlite:') ? [resolve(databaseUrl.slice('sqlite:'.length))] : [];
 }

@@ -141,6 +141,11 @@ export interface ImageStore {
 }
 
 export interface ToolServices {
+  /**
+   * Paths no tool may read, write or list, denied on top of every tool's own `deniedPaths` (the server's data
+   * directory: database, secret key, admin token). Set by the operator's process, never by a user or a model.
+   */
+  protectedPaths?: readonly string[];
   freshnessLedger?: FreshnessLedger;
   secrets?: SecretReader;
   http?: OutboundHttpClient;

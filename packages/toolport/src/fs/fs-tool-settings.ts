@@ -56,14 +56,17 @@ function stringList(value: unknown): string[] {
 
 /** The path policy of one call, from its settings and its chat's mode and working directory (PATH-1). */
 export function createPathPolicyForContext(
-  context: Pick<ToolContext, 'settings' | 'mode' | 'workingDirectory'>,
+  context: Pick<ToolContext, 'settings' | 'mode' | 'workingDirectory'> & {
+    services?: ToolContext['services'];
+  },
 ): Promise<PathPolicy> {
   const parameters = context.settings.parameters;
   return createPathPolicy({
     mode: context.mode,
     workingDirectory: context.workingDirectory,
     allowedPaths: stringList(parameters.allowedPaths),
-    deniedPaths: stringList(parameters.deniedPaths),
+    // The operator's protected paths (the data directory) are denied whatever the user's settings say.
+    deniedPaths: [...stringList(parameters.deniedPaths), ...(context.services?.protectedPaths ?? [])],
     restrictToWorkingDirectory: parameters.restrictToWorkingDirectory === true,
   });
 }

@@ -28,6 +28,8 @@ export interface ToolRuntimeServiceOptions {
   http?: OutboundHttpClient;
   logger?: ToolportLogger;
   maxResultCharacters?: number;
+  /** Denied to every filesystem tool (ToolServices.protectedPaths): the server's data directory. */
+  protectedPaths?: readonly string[];
 }
 
 export interface EnabledToolRuntimeOptions {
@@ -86,6 +88,9 @@ export class ToolRuntimeService {
         services: {
           freshnessLedger: this.#options.freshnessLedger,
           secrets: secrets.createReader(user.id),
+          ...(this.#options.protectedPaths === undefined
+            ? {}
+            : { protectedPaths: this.#options.protectedPaths }),
           ...(this.#options.http === undefined ? {} : { http: this.#options.http }),
           ...options.toolServices,
         },

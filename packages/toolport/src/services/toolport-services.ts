@@ -27,6 +27,8 @@ export interface ToolportServicesOptions {
   mcp?: McpServiceOptions;
   /** Where generate_image keeps images (per user) and `GET /api/images/:id` reads them. */
   imageStore?: FileImageStore;
+  /** Paths no filesystem tool may touch, whatever a user's settings say: `toolport serve` passes its data dir. */
+  protectedPaths?: readonly string[];
   /** The operator's opt-in fallback for provider API keys (see ProviderConfigService). */
   providerKeyEnvironment?: Readonly<Record<string, string | undefined>>;
   /** SDK retries on provider 429/5xx (default 2). */
@@ -78,6 +80,7 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
     freshnessLedger: repositories.freshnessLedger,
     http: options.http,
     logger: options.logger,
+    protectedPaths: options.protectedPaths,
   });
   return {
     database: options.database,
