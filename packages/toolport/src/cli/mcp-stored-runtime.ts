@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { isToolportError } from '../core/errors.ts';
 import { defaultToolRegistry } from '../core/tool-registry.ts';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
-import type { ToolportLogger } from '../core/tool-types.ts';
+import type { ToolServices, ToolportLogger } from '../core/tool-types.ts';
 import { parseOutboundAllowlist } from '../net/parse-outbound-allowlist.ts';
 import { migrateDatabase, openDatabase } from '../persistence/database.ts';
 import type { ChatRecord } from '../persistence/repositories/chat-repository.ts';
@@ -19,6 +19,8 @@ export interface StoredMcpRuntimeOptions {
   /** Default: `admin`, the user `toolport serve` creates on first start. */
   userName: string | undefined;
   workingDirectory: string | undefined;
+  /** The CLI's confinement (`cliFileServices`), in place of serve's per-user one. */
+  fileServices: Pick<ToolServices, 'fileAccess' | 'protectedPaths'>;
 }
 
 export const DEFAULT_MCP_USER = 'admin';
@@ -74,7 +76,11 @@ export async function openStoredMcpRuntime(
             createdAt: now,
             updatedAt: now,
           };
-    const runtime = await services.toolRuntime.getEnabledToolRuntime(user, chat);
+    // The CLI runs as the local user, who has the machine already: the policy's limits on non-admin (network) users
+    // do not apply; its denied paths and child environment names do.
+    const runtime = await services.toolRuntime.getEnabledToolRuntime({ ...user, isAdmin: true }, chat, null, {
+      cliFileServices: options.fileServices,
+    });
     return {
       runtime,
       close: async () => {

@@ -1,5 +1,6 @@
 import { defaultToolRegistry } from '../core/tool-registry.ts';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
+import type { ToolServices } from '../core/tool-types.ts';
 import { migrateDatabase, openDatabase } from '../persistence/database.ts';
 import type { ChatRecord } from '../persistence/repositories/chat-repository.ts';
 import type { ProviderConfigRecord } from '../persistence/repositories/provider-config-repository.ts';
@@ -28,6 +29,8 @@ export interface StoredUserOptions {
   databaseUrlFlag: string | undefined;
   provider: string | undefined;
   workingDirectory: string | undefined;
+  /** The CLI's confinement (`cliFileServices`), in place of serve's per-user one. */
+  fileServices: Pick<ToolServices, 'fileAccess' | 'protectedPaths'>;
 }
 
 /** `toolport chat --user NAME`: the stored user's tools, settings, provider configuration and secrets. */
@@ -70,7 +73,10 @@ export async function openStoredUserContext(
             createdAt: now,
             updatedAt: now,
           };
-    const runtime = await services.toolRuntime.getEnabledToolRuntime(user, chat);
+    // The CLI runs as the local user (see mcp-stored-runtime.ts): the policy's limits on non-admins do not apply.
+    const runtime = await services.toolRuntime.getEnabledToolRuntime({ ...user, isAdmin: true }, chat, null, {
+      cliFileServices: options.fileServices,
+    });
     return {
       runtime,
       config,

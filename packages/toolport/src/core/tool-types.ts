@@ -140,7 +140,26 @@ export interface ImageStore {
   ): Promise<StoredImage>;
 }
 
+/**
+ * How the host confines filesystem tools beyond each tool's own settings (AUTH-2): `toolport serve` confines a
+ * non-admin to the chat's working directory (or refuses file tools without one); the CLI confines to `--workdir`.
+ */
+export interface FileAccessPolicy {
+  /** Every path must also be inside one of these directories (real paths), whatever `allowedPaths` says. */
+  confinedTo?: readonly string[];
+  /** Where the confinement comes from, for refusals, e.g. `the chat's working directory (policy for non-admin users)`. */
+  confinementSource?: string;
+  /** CLI: the confinement gives way when the tool's own `allowedPaths` setting is not empty. */
+  confinementYieldsToAllowedPaths?: boolean;
+  /** Every filesystem tool call is refused with this (`permission_denied`, `details.policyKey`). */
+  refusal?: { message: string; policyKey?: string };
+  /** Regular files with more than one hard link are refused unless this is true (default true). */
+  allowHardLinks?: boolean;
+}
+
 export interface ToolServices {
+  /** Set by the operator's process (serve's policy, the CLI's --workdir confinement), never by a user or a model. */
+  fileAccess?: FileAccessPolicy;
   /**
    * Paths no tool may read, write or list, denied on top of every tool's own `deniedPaths` (the server's data
    * directory: database, secret key, admin token). Set by the operator's process, never by a user or a model.

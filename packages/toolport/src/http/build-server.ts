@@ -14,6 +14,7 @@ import { registerCustomToolRoutes } from './routes/custom-tool-routes.ts';
 import { registerHealthRoutes } from './routes/health-routes.ts';
 import { registerImageRoutes } from './routes/image-routes.ts';
 import { registerMcpServerRoutes } from './routes/mcp-server-routes.ts';
+import { registerPolicyRoutes } from './routes/policy-routes.ts';
 import { registerProviderRoutes } from './routes/provider-routes.ts';
 import { registerSecretRoutes } from './routes/secret-routes.ts';
 import { registerSummaryToolRoutes } from './routes/summary-tool-routes.ts';
@@ -137,6 +138,7 @@ export async function buildServer(options: BuildServerOptions): Promise<Toolport
   registerProviderRoutes(app, options.services);
   registerChatTurnRoutes(app, options.services, shutdown.signal);
   registerImageRoutes(app, options.services);
+  registerPolicyRoutes(app, options.services);
 
   const context: ToolportServerContext = { services: options.services, shutdownSignal: shutdown.signal };
   for (const plugin of options.plugins ?? []) await plugin(app, context);

@@ -52,6 +52,11 @@ export const OperatorPolicySchema = Type.Object(
     files: Type.Object(
       {
         /**
+         * `true` (default): a non-admin's filesystem tools run only inside the chat's bound working directory, and
+         * are refused when it has none. `false`: only their own settings and the denied paths limit them.
+         */
+        confineUsers: Type.Boolean(),
+        /**
          * Regular files with more than one hard link are refused (a hard link can expose a denied or outside file:
          * path containment cannot see where the other names are). `true` allows them.
          */
@@ -132,7 +137,7 @@ export const DEFAULT_OPERATOR_POLICY: OperatorPolicy = deepFreeze({
   mcp: { stdio: 'admins', stdioCommandAllowlist: [], remote: 'users' },
   workspaceRoots: [],
   deniedPaths: ['/proc', '/sys', '/dev'],
-  files: { allowHardLinks: false },
+  files: { confineUsers: true, allowHardLinks: false },
   childEnvironment: { deniedNames: [...DEFAULT_DENIED_CHILD_ENVIRONMENT_NAMES], allowedNames: [] },
   providers: { checkUserBaseUrls: true },
   outboundAllow: '',

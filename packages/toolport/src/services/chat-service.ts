@@ -4,6 +4,9 @@ import { ToolportError } from '../core/errors.ts';
 import type { ToolMode } from '../core/tool-types.ts';
 import type { ChatRecord, ChatRepository } from '../persistence/repositories/chat-repository.ts';
 import type { FreshnessLedgerRepository } from '../persistence/repositories/freshness-ledger-repository.ts';
+import { DEFAULT_OPERATOR_POLICY, type OperatorPolicy } from '../policy/operator-policy.ts';
+import type { PolicySubject } from '../policy/policy-denied.ts';
+import { assertWorkingDirectoryAllowed } from '../policy/workspace-roots.ts';
 
 export interface CreateChatInput {
   title?: string;
@@ -13,25 +16,55 @@ export interface CreateChatInput {
   mode?: ToolMode;
 }
 
+/** `PATCH /api/chats/:chatId`: only the fields given change; `workingDirectory: null` unbinds it. */
+export type UpdateChatInput = CreateChatInput;
+
 export class ChatService {
   readonly #chats: ChatRepository;
   readonly #ledger: FreshnessLedgerRepository;
+  readonly #policy: OperatorPolicy;
 
-  constructor(chats: ChatRepository, ledger: FreshnessLedgerRepository) {
+  constructor(
+    chats: ChatRepository,
+    ledger: FreshnessLedgerRepository,
+    policy: OperatorPolicy = DEFAULT_OPERATOR_POLICY,
+  ) {
     this.#chats = chats;
     this.#ledger = ledger;
+    this.#policy = policy;
   }
 
-  async create(userId: string, input: CreateChatInput): Promise<ChatRecord> {
-    const workingDirectory =
-      input.workingDirectory === undefined || input.workingDirectory === null
-        ? null
-        : await resolveWorkingDirectory(input.workingDirectory);
-    return this.#chats.create(userId, {
+  /** AUTH-2: a non-admin binds only under `workspaceRoots`; nobody binds inside a server-wide denied path. */
+  async create(user: PolicySubject, input: CreateChatInput): Promise<ChatRecord> {
+    const workingDirectory = await this.#bindable(user, input.workingDirectory);
+    return this.#chats.create(user.id, {
       title: input.title ?? '',
-      workingDirectory,
-      mode: input.mode ?? (workingDirectory === null ? 'chat' : 'agent'),
+      workingDirectory: workingDirectory ?? null,
+      mode: input.mode ?? (workingDirectory === undefined || workingDirectory === null ? 'chat' : 'agent'),
     });
+  }
+
+  async update(user: PolicySubject, chatId: string, input: UpdateChatInput): Promise<ChatRecord> {
+    await this.get(user.id, chatId);
+    const workingDirectory = await this.#bindable(user, input.workingDirectory);
+    const updated = await this.#chats.update(user.id, chatId, {
+      ...(input.title === undefined ? {} : { title: input.title }),
+      ...(workingDirectory === undefined ? {} : { workingDirectory }),
+      ...(input.mode === undefined ? {} : { mode: input.mode }),
+    });
+    if (updated === undefined) throw chatNotFound(chatId);
+    return updated;
+  }
+
+  /** The real path to bind (null unbinds, undefined leaves it), after the policy's checks. */
+  async #bindable(
+    user: PolicySubject,
+    directory: string | null | undefined,
+  ): Promise<string | null | undefined> {
+    if (directory === undefined || directory === null) return directory;
+    const real = await resolveWorkingDirectory(directory);
+    await assertWorkingDirectoryAllowed(this.#policy, user, real);
+    return real;
   }
 
   list(userId: string): Promise<ChatRecord[]> {

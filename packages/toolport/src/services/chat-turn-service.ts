@@ -11,6 +11,7 @@ import {
   type ImageGenerationServiceOptions,
 } from '../providers/images/image-generation-service.ts';
 import type { StreamEvent } from '../providers/stream-events.ts';
+import type { PolicySubject } from '../policy/policy-denied.ts';
 import type { ChatService } from './chat-service.ts';
 import type { ProviderConfigService } from './provider-config-service.ts';
 import { replayTranscript } from './replay-transcript.ts';
@@ -62,14 +63,15 @@ export class ChatTurnService {
   }
 
   /** Everything that can fail with a plain error response (unknown chat, no provider, missing key) fails here. */
-  async prepareTurn(userId: string, chatId: string, input: ChatTurnInput): Promise<PreparedChatTurn> {
+  async prepareTurn(user: PolicySubject, chatId: string, input: ChatTurnInput): Promise<PreparedChatTurn> {
     const { chats, agents, messages, providers, toolRuntime, logger } = this.#options;
+    const userId = user.id;
     const chat = await chats.get(userId, chatId);
     const agent: AgentRecord | undefined =
       chat.agentId === null ? undefined : await agents.get(userId, chat.agentId);
-    const resolved = await providers.resolve(userId, input.provider);
+    const resolved = await providers.resolve(user, input.provider);
     const model = input.model ?? resolved.config.defaultModel;
-    const images = await this.#imageService(userId, resolved.config.name);
+    const images = await this.#imageService(user, resolved.config.name);
     const history = await messages.list(chat.id);
     const maxRetries = this.#options.maxRetries;
     const imageStore = this.#options.imageStore;
@@ -78,7 +80,7 @@ export class ChatTurnService {
       provider: resolved.config.name,
       model,
       async *run(signal) {
-        const runtime = await toolRuntime.getEnabledToolRuntime({ id: userId }, chat, agent, {
+        const runtime = await toolRuntime.getEnabledToolRuntime(user, chat, agent, {
           signal,
           toolServices: {
             ...(images === undefined ? {} : { images }),
@@ -89,6 +91,7 @@ export class ChatTurnService {
           model,
           apiKey: resolved.apiKey,
           ...(resolved.config.baseUrl === null ? {} : { baseURL: resolved.config.baseUrl }),
+          ...(resolved.fetch === undefined ? {} : { fetch: resolved.fetch }),
           ...(maxRetries === undefined ? {} : { maxRetries }),
           logger,
         });
@@ -130,18 +133,25 @@ export class ChatTurnService {
    * IMG-1 for this user: OpenAI Images from an `openai` configuration, Gemini image models from a `gemini` one. The
    * turn's own configuration comes first, then the others oldest first.
    */
-  async #imageService(userId: string, turnConfigName: string): Promise<ImageGenerationService | undefined> {
+  async #imageService(
+    user: PolicySubject,
+    turnConfigName: string,
+  ): Promise<ImageGenerationService | undefined> {
     const { providers, maxRetries } = this.#options;
     const options: ImageGenerationServiceOptions = maxRetries === undefined ? {} : { maxRetries };
-    const configs = await providers.list(userId);
+    const configs = await providers.list(user.id);
     configs.sort((a, b) => Number(b.name === turnConfigName) - Number(a.name === turnConfigName));
     for (const config of configs) {
       const slot =
         config.provider === 'openai' ? 'openai' : config.provider === 'gemini' ? 'gemini' : undefined;
       if (slot === undefined || options[slot] !== undefined) continue;
       try {
-        const { apiKey } = await providers.resolve(userId, config.name);
-        options[slot] = { apiKey, ...(config.baseUrl === null ? {} : { baseURL: config.baseUrl }) };
+        const { apiKey, fetch } = await providers.resolve(user, config.name);
+        options[slot] = {
+          apiKey,
+          ...(config.baseUrl === null ? {} : { baseURL: config.baseUrl }),
+          ...(fetch === undefined ? {} : { fetch }),
+        };
       } catch {
         // A configuration without a usable key offers no images; the tool says which provider is missing.
       }

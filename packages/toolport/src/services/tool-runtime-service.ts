@@ -15,6 +15,11 @@ import {
   toSettingsInput,
   type ToolSettingsRepository,
 } from '../persistence/repositories/tool-settings-repository.ts';
+import { CHILD_ENVIRONMENT_PARAMETER, withoutDeniedChildEnvironment } from '../policy/child-environment.ts';
+import { fileAccessFor } from '../policy/file-access.ts';
+import { DEFAULT_OPERATOR_POLICY, type OperatorPolicy } from '../policy/operator-policy.ts';
+import type { PolicySubject } from '../policy/policy-denied.ts';
+import { isToolRemovedByPolicy, toolPolicyVerdict } from '../policy/tool-access.ts';
 import type { SecretService } from './secret-service.ts';
 import type { ToolCatalog } from './tool-catalog.ts';
 
@@ -30,6 +35,8 @@ export interface ToolRuntimeServiceOptions {
   maxResultCharacters?: number;
   /** Denied to every filesystem tool (ToolServices.protectedPaths): the server's data directory. */
   protectedPaths?: readonly string[];
+  /** AUTH-2 (default `DEFAULT_OPERATOR_POLICY`). */
+  policy?: OperatorPolicy;
 }
 
 export interface EnabledToolRuntimeOptions {
@@ -38,6 +45,11 @@ export interface EnabledToolRuntimeOptions {
   signal?: AbortSignal;
   /** Per-call services for tools (the user's image generation and image store), added to the shared ones. */
   toolServices?: Pick<ToolServices, 'images' | 'imageStore'>;
+  /**
+   * The CLI's own confinement (`--workdir`, `--allow-path`), in place of the policy's per-user one, with its denied
+   * paths added to the policy's (which still apply).
+   */
+  cliFileServices?: Pick<ToolServices, 'fileAccess' | 'protectedPaths'>;
 }
 
 /**
@@ -57,7 +69,7 @@ export class ToolRuntimeService {
    * (catalog sources and `options.extraEntries`) and returns the enabled definitions with their executor.
    */
   async getEnabledToolRuntime(
-    user: { id: string },
+    user: PolicySubject,
     chat?: ChatRecord | null,
     agent?: AgentRecord | null,
     options: EnabledToolRuntimeOptions = {},
@@ -68,12 +80,38 @@ export class ToolRuntimeService {
       catalog.listExtra(user.id, options.signal),
       agent ? this.#agentPermissions(user.id, agent.id) : Promise.resolve(undefined),
     ]);
+    const policy = this.#options.policy ?? DEFAULT_OPERATOR_POLICY;
     const savedSettings = new Map<string, ToolSettingsInput>();
-    for (const [name, stored] of saved) savedSettings.set(name, toSettingsInput(stored));
+    for (const [name, stored] of saved) {
+      const input = toSettingsInput(stored);
+      const names = input.parameters?.[CHILD_ENVIRONMENT_PARAMETER];
+      // A list saved before the policy changed must not pass a denied name now.
+      if (names !== undefined) {
+        input.parameters = {
+          ...input.parameters,
+          [CHILD_ENVIRONMENT_PARAMETER]: withoutDeniedChildEnvironment(policy, names),
+        };
+      }
+      savedSettings.set(name, input);
+    }
     const workingDirectory = chat?.workingDirectory ?? undefined;
+    // AUTH-2: tools the policy removes, or keeps to admins, are never in this user's runtime, whatever a row says.
+    const permitted = (entry: RegistryEntry): boolean => {
+      const name = entry.tool.definition.name;
+      return !isToolRemovedByPolicy(policy, name) && toolPolicyVerdict(policy, user, name).allowed;
+    };
+    const protectedPaths = [
+      ...policy.deniedPaths,
+      ...(this.#options.protectedPaths ?? []),
+      ...(options.cliFileServices?.protectedPaths ?? []),
+    ];
+    const fileAccess =
+      options.cliFileServices === undefined
+        ? fileAccessFor(policy, user, workingDirectory)
+        : (options.cliFileServices.fileAccess ?? {});
     return createToolRuntime({
-      entries: catalog.listRegistered(),
-      extraEntries: [...catalogExtras, ...(options.extraEntries ?? [])],
+      entries: catalog.listRegistered().filter(permitted),
+      extraEntries: [...catalogExtras, ...(options.extraEntries ?? [])].filter(permitted),
       savedSettings,
       userId: user.id,
       chatId: chat?.id,
@@ -88,9 +126,8 @@ export class ToolRuntimeService {
         services: {
           freshnessLedger: this.#options.freshnessLedger,
           secrets: secrets.createReader(user.id),
-          ...(this.#options.protectedPaths === undefined
-            ? {}
-            : { protectedPaths: this.#options.protectedPaths }),
+          protectedPaths,
+          fileAccess,
           ...(this.#options.http === undefined ? {} : { http: this.#options.http }),
           ...options.toolServices,
         },

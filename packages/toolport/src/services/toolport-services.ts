@@ -60,6 +60,7 @@ export interface ToolportServices {
 }
 
 export function createToolportServices(options: ToolportServicesOptions): ToolportServices {
+  const policy = options.policy ?? DEFAULT_OPERATOR_POLICY;
   const repositories = createRepositories(options.database, options.logger);
   const secrets = new SecretService(repositories.secrets, new SecretCipher(options.secretKey));
   const mcp = new McpServerService({
@@ -67,14 +68,17 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
     repository: repositories.mcpServers,
     secrets,
     reservedNames: () => options.registry.listEntries().map((entry) => entry.tool.definition.name),
+    policy,
+    isAdmin: async (userId) => (await repositories.users.findById(userId))?.isAdmin === true,
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   });
   const catalog = createToolCatalog(options.registry, [...(options.toolSources ?? []), mcp.toolSource]);
-  const chats = new ChatService(repositories.chats, repositories.freshnessLedger);
+  const chats = new ChatService(repositories.chats, repositories.freshnessLedger, policy);
   const providers = new ProviderConfigService({
     repository: repositories.providerConfigs,
     secrets,
     fallbackEnvironment: options.providerKeyEnvironment,
+    policy,
   });
   const toolRuntime = new ToolRuntimeService({
     catalog,
@@ -86,6 +90,7 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
     http: options.http,
     logger: options.logger,
     protectedPaths: options.protectedPaths,
+    policy,
   });
   return {
     database: options.database,
@@ -96,6 +101,7 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
       repository: repositories.toolSettings,
       catalog,
       logger: options.logger,
+      policy,
     }),
     toolRuntime,
     secrets,
@@ -113,7 +119,7 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
     }),
     mcp,
     imageStore: options.imageStore,
-    policy: options.policy ?? DEFAULT_OPERATOR_POLICY,
+    policy,
     flush: () => repositories.toolExecutions.flush(),
   };
 }

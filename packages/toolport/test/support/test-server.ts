@@ -41,6 +41,7 @@ export async function startTestServer(
     close: async () => {
       await app.close();
       await services.mcp.close();
+      await services.providers.close();
       await services.flush();
     },
   };
@@ -52,7 +53,10 @@ let userCounter = 0;
 export async function createTestUser(
   services: ToolportServices,
   prefix = 'user',
-): Promise<{ id: string; token: string; headers: { authorization: string } }> {
-  const { user, token } = await services.tokens.createUser(`${prefix}-${process.pid}-${++userCounter}`);
-  return { id: user.id, token, headers: { authorization: `Bearer ${token}` } };
+  options: { isAdmin?: boolean } = {},
+): Promise<{ id: string; isAdmin: boolean; token: string; headers: { authorization: string } }> {
+  const { user, token } = await services.tokens.createUser(`${prefix}-${process.pid}-${++userCounter}`, {
+    isAdmin: options.isAdmin === true,
+  });
+  return { id: user.id, isAdmin: user.isAdmin, token, headers: { authorization: `Bearer ${token}` } };
 }

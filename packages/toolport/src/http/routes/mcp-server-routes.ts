@@ -99,9 +99,11 @@ export function registerMcpServerRoutes(app: ToolportApp, services: ToolportServ
       },
     },
     async (request, reply) => {
-      const userId = getAuthenticatedUser(request).id;
+      const user = getAuthenticatedUser(request);
+      const userId = user.id;
       const { name, transport, config, enabled } = request.body;
       const parsed = parseMcpServerConfig({ ...config, id: 'new', name, transport, enabled });
+      services.mcp.assertAllowed(user, parsed, { creating: true });
       const created = await servers.create(userId, {
         name,
         transport,
@@ -165,7 +167,8 @@ export function registerMcpServerRoutes(app: ToolportApp, services: ToolportServ
       },
     },
     async (request) => {
-      const userId = getAuthenticatedUser(request).id;
+      const user = getAuthenticatedUser(request);
+      const userId = user.id;
       const current = await servers.get(userId, request.params.serverId);
       if (current === undefined) throw serverNotFound(request.params.serverId);
       const { config, ...rest } = request.body;
@@ -179,6 +182,7 @@ export function registerMcpServerRoutes(app: ToolportApp, services: ToolportServ
       });
       const stored = tryConfig(current);
       const merged = stored === undefined ? next : applyRedactedValues(next, stored);
+      services.mcp.assertAllowed(user, merged, { creating: false });
       const updated = await servers.update(userId, current.id, {
         ...rest,
         config: transportFields(merged),
