@@ -6,6 +6,7 @@ import type { ToolServices, ToolportLogger } from '../core/tool-types.ts';
 import { parseOutboundAllowlist } from '../net/parse-outbound-allowlist.ts';
 import { migrateDatabase, openDatabase } from '../persistence/database.ts';
 import type { ChatRecord } from '../persistence/repositories/chat-repository.ts';
+import { LOCAL_USER_POLICY } from '../policy/local-user-policy.ts';
 import { loadSecretKey } from '../secrets/secret-key.ts';
 import { createToolportServices } from '../services/toolport-services.ts';
 import { registerBuiltinTools } from '../tools/index.ts';
@@ -49,6 +50,7 @@ export async function openStoredMcpRuntime(
     const services = createToolportServices({
       database,
       registry: registerBuiltinTools(defaultToolRegistry),
+      policy: LOCAL_USER_POLICY,
       secretKey: loadSecretKey({ environmentValue: io.env.TOOLPORT_SECRET_KEY, dataDirectory, logger }).key,
       logger,
       mcp: { outboundAllowlist: parseOutboundAllowlist(io.env.TOOLPORT_OUTBOUND_ALLOW) },
@@ -76,9 +78,8 @@ export async function openStoredMcpRuntime(
             createdAt: now,
             updatedAt: now,
           };
-    // The CLI runs as the local user, who has the machine already: the policy's limits on non-admin (network) users
-    // do not apply; its denied paths and child environment names do.
-    const runtime = await services.toolRuntime.getEnabledToolRuntime({ ...user, isAdmin: true }, chat, null, {
+    // The CLI runs as the local user (LOCAL_USER_POLICY); its own --workdir confinement replaces serve's.
+    const runtime = await services.toolRuntime.getEnabledToolRuntime(user, chat, null, {
       cliFileServices: options.fileServices,
     });
     return {

@@ -6,6 +6,7 @@ import type { ChatRecord } from '../persistence/repositories/chat-repository.ts'
 import type { ProviderConfigRecord } from '../persistence/repositories/provider-config-repository.ts';
 import { API_KEY_ENVIRONMENT_VARIABLES } from '../providers/create-provider-adapter.ts';
 import type { ProviderName } from '../providers/provider-adapter.ts';
+import { LOCAL_USER_POLICY } from '../policy/local-user-policy.ts';
 import { loadSecretKey } from '../secrets/secret-key.ts';
 import { createToolportServices } from '../services/toolport-services.ts';
 import { registerBuiltinTools } from '../tools/index.ts';
@@ -48,6 +49,7 @@ export async function openStoredUserContext(
     const services = createToolportServices({
       database,
       registry: registerBuiltinTools(defaultToolRegistry),
+      policy: LOCAL_USER_POLICY,
       secretKey: loadSecretKey({ environmentValue: io.env.TOOLPORT_SECRET_KEY, dataDirectory }).key,
     });
     const user = await services.repositories.users.findByName(options.userName);
@@ -73,8 +75,8 @@ export async function openStoredUserContext(
             createdAt: now,
             updatedAt: now,
           };
-    // The CLI runs as the local user (see mcp-stored-runtime.ts): the policy's limits on non-admins do not apply.
-    const runtime = await services.toolRuntime.getEnabledToolRuntime({ ...user, isAdmin: true }, chat, null, {
+    // The CLI runs as the local user (LOCAL_USER_POLICY); its own --workdir confinement replaces serve's.
+    const runtime = await services.toolRuntime.getEnabledToolRuntime(user, chat, null, {
       cliFileServices: options.fileServices,
     });
     return {
