@@ -87,7 +87,9 @@ describe('AUTH-2 loadOperatorPolicy', () => {
     expect(failure(() => load(dataDirectory({ tools: { adminOnly: [1] } })))).toMatch(
       /\/tools\/adminOnly\/0 must be string/,
     );
-    expect(failure(() => load(dataDirectory({ mcp: { stdio: 'everyone' } })))).toMatch(/\/mcp\/stdio /);
+    expect(failure(() => load(dataDirectory({ mcp: { stdio: 'everyone' } })))).toMatch(
+      /\/mcp\/stdio must be one of "users", "admins", "none"/,
+    );
     expect(failure(() => load(dataDirectory({ shells: true })))).toMatch(/\/shells is not a policy key/);
     expect(failure(() => load(dataDirectory({ workspaceRoots: ['relative/dir'] })))).toMatch(
       /\/workspaceRoots\/0 must be an absolute path/,

@@ -85,10 +85,21 @@ export function loadOperatorPolicy(options: LoadOperatorPolicyOptions): LoadedOp
 /** Validates a complete policy (e.g. one a test or an embedder builds) the way start-up does. */
 export function assertValidPolicy(candidate: unknown, where = 'policy'): asserts candidate is OperatorPolicy {
   const problems: string[] = [];
+  // A union of literals reports one `const` error per choice and an `anyOf`: say "one of …" once instead.
+  const choices = new Map<string, unknown[]>();
   for (const error of Value.Errors(OperatorPolicySchema, candidate)) {
+    const at = error.instancePath === '' ? '/' : error.instancePath;
+    if (error.keyword === 'const') {
+      choices.set(at, [...(choices.get(at) ?? []), (error.params as { allowedValue?: unknown }).allowedValue]);
+      continue;
+    }
     // The additionalProperties summary repeats what the per-key "schema is false" entries say with their path.
     if (error.keyword === 'additionalProperties') continue;
-    const at = error.instancePath === '' ? '/' : error.instancePath;
+    if (error.keyword === 'anyOf' && choices.has(at)) {
+      const allowed = choices.get(at)!.map((value) => JSON.stringify(value));
+      problems.push(`${at} must be one of ${allowed.join(', ')}`);
+      continue;
+    }
     problems.push(`${at} ${error.keyword === 'boolean' ? 'is not a policy key' : error.message}`);
   }
   if (problems.length === 0) {
