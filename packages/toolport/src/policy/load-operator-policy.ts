@@ -90,7 +90,10 @@ export function assertValidPolicy(candidate: unknown, where = 'policy'): asserts
   for (const error of Value.Errors(OperatorPolicySchema, candidate)) {
     const at = error.instancePath === '' ? '/' : error.instancePath;
     if (error.keyword === 'const') {
-      choices.set(at, [...(choices.get(at) ?? []), (error.params as { allowedValue?: unknown }).allowedValue]);
+      choices.set(at, [
+        ...(choices.get(at) ?? []),
+        (error.params as { allowedValue?: unknown }).allowedValue,
+      ]);
       continue;
     }
     // The additionalProperties summary repeats what the per-key "schema is false" entries say with their path.

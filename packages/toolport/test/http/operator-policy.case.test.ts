@@ -342,6 +342,7 @@ describe.each(TEST_ENGINES)('AUTH-2 operator policy against the issue 9 attacks 
       provider: 'rebound',
     });
     expect(blocked.raw).toContain('event: error');
+    expect(blocked.raw).toContain('Refused to connect to 127.0.0.1');
     expect(blocked.raw).not.toContain('event: text_delta');
     expect(canary.hits()).toBe(0);
 
