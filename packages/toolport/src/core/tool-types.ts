@@ -88,6 +88,11 @@ export interface OutboundHttpRequest {
   body?: string | Uint8Array;
   timeoutMs?: number;
   maxResponseBytes?: number;
+  /**
+   * `false`: a 3xx answer is returned as it is (its `location` header included) instead of followed, for callers that
+   * must judge every hop themselves (web_page_summary checks robots.txt per origin). Default `true`.
+   */
+  followRedirects?: boolean;
 }
 
 export interface OutboundHttpResponse {
@@ -140,6 +145,32 @@ export interface ImageStore {
   ): Promise<StoredImage>;
 }
 
+/**
+ * WEB-1/YT-1: one plain completion (no tools) on one of the calling user's provider configurations, through the same
+ * adapters as chat turns. Implemented in `services/text-completion-service.ts`.
+ */
+export interface TextCompletionRequest {
+  /** The name of one of the user's provider configurations; the user's first configuration when absent. */
+  providerConfig?: string;
+  /** The configuration's default model when absent. */
+  model?: string;
+  systemPrompt: string;
+  prompt: string;
+  maxOutputTokens?: number;
+}
+
+export interface TextCompletionResult {
+  text: string;
+  /** The configuration name and model that answered. */
+  providerConfig: string;
+  model: string;
+  usage: { inputTokens: number; outputTokens: number; totalTokens: number };
+}
+
+export interface TextCompletionService {
+  complete(request: TextCompletionRequest, signal: AbortSignal): Promise<TextCompletionResult>;
+}
+
 export interface ToolServices {
   /**
    * Paths no tool may read, write or list, denied on top of every tool's own `deniedPaths` (the server's data
@@ -151,6 +182,8 @@ export interface ToolServices {
   http?: OutboundHttpClient;
   images?: ImageGenerationService;
   imageStore?: ImageStore;
+  /** The calling user's models for tools that summarize (web_page_summary, youtube_summary). */
+  textCompletion?: TextCompletionService;
 }
 
 /** pino-compatible subset, so Fastify's logger can be passed straight in. */

@@ -5,6 +5,7 @@ import { createToolRuntime, type ToolRuntime } from '../core/tool-runtime.ts';
 import type {
   FreshnessLedger,
   OutboundHttpClient,
+  TextCompletionService,
   ToolServices,
   ToolSettingsInput,
   ToolportLogger,
@@ -30,6 +31,8 @@ export interface ToolRuntimeServiceOptions {
   maxResultCharacters?: number;
   /** Denied to every filesystem tool (ToolServices.protectedPaths): the server's data directory. */
   protectedPaths?: readonly string[];
+  /** The user's models for tools that summarize (WEB-1, YT-1), on their own provider configurations. */
+  textCompletionFor?: (userId: string) => TextCompletionService;
 }
 
 export interface EnabledToolRuntimeOptions {
@@ -92,6 +95,9 @@ export class ToolRuntimeService {
             ? {}
             : { protectedPaths: this.#options.protectedPaths }),
           ...(this.#options.http === undefined ? {} : { http: this.#options.http }),
+          ...(this.#options.textCompletionFor === undefined
+            ? {}
+            : { textCompletion: this.#options.textCompletionFor(user.id) }),
           ...options.toolServices,
         },
       },

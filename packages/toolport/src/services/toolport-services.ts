@@ -11,6 +11,7 @@ import { McpServerService, type McpServiceOptions } from './mcp-server-service.t
 import { ChatTurnService } from './chat-turn-service.ts';
 import { ProviderConfigService } from './provider-config-service.ts';
 import { SecretService } from './secret-service.ts';
+import { createTextCompletionService } from './text-completion-service.ts';
 import { createToolCatalog, type ToolCatalog, type UserToolSource } from './tool-catalog.ts';
 import { ToolRuntimeService } from './tool-runtime-service.ts';
 import { ToolSettingsService } from './tool-settings-service.ts';
@@ -86,6 +87,12 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
     http: options.http,
     logger: options.logger,
     protectedPaths: options.protectedPaths,
+    textCompletionFor: (userId) =>
+      createTextCompletionService(userId, {
+        providers,
+        ...(options.providerMaxRetries === undefined ? {} : { maxRetries: options.providerMaxRetries }),
+        ...(options.logger === undefined ? {} : { logger: options.logger }),
+      }),
   });
   return {
     database: options.database,
