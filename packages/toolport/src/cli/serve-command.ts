@@ -7,6 +7,7 @@ import type { ToolportLogger } from '../core/tool-types.ts';
 import { buildServer, TOOLPORT_VERSION, type ToolportServerPlugin } from '../http/build-server.ts';
 import { createMcpEndpointPlugin, mcpAllowedHosts } from '../http/plugins/mcp-endpoint.ts';
 import { parseOutboundAllowlist } from '../net/parse-outbound-allowlist.ts';
+import { createSafeFetch } from '../net/safe-fetch.ts';
 import { migrateDatabase, openDatabase } from '../persistence/database.ts';
 import { FileImageStore } from '../providers/images/file-image-store.ts';
 import { loadSecretKey } from '../secrets/secret-key.ts';
@@ -83,6 +84,8 @@ async function serve(
   }
 
   const outboundAllowlist = parseOutboundAllowlist(io.env.TOOLPORT_OUTBOUND_ALLOW);
+  // NET-1: the one client for requests tools make on a model's behalf (web_page_summary, youtube_summary …).
+  const outbound = createSafeFetch({ allowlist: outboundAllowlist });
   const dataDirectory = resolveDataDirectory(values['data-dir'], io.env, io.cwd);
   mkdirSync(dataDirectory, { recursive: true, mode: 0o700 });
   const databaseUrl = resolveDatabaseUrl(values['database-url'], io.env, dataDirectory);
@@ -112,6 +115,7 @@ async function serve(
         toolSources: options.toolSources,
         logger: bootLogger,
         mcp: { outboundAllowlist },
+        http: outbound.client,
         // The database, secret key and admin token live here: no model-driven filesystem tool may reach them.
         protectedPaths: [dataDirectory, ...sqliteFileOf(databaseUrl)],
         // IMG-1: generated images live in the data dir, one folder per user, served by GET /api/images/:id.
@@ -174,6 +178,7 @@ async function serve(
   // Every user's MCP connection and stdio child ends with the server.
   await services.mcp.close();
   await services.flush();
+  await outbound.close();
   await database.close();
   io.stderr('toolport stopped.\n');
   return 0;

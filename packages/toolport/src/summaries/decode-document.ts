@@ -15,12 +15,13 @@ const PRESCAN_BYTES = 1024;
 /**
  * The document's text, decoded with the charset its headers name, else a BOM, else a `<meta charset>` /
  * `http-equiv` / XML declaration in the first 1024 bytes, else UTF-8 — falling back to windows-1252 when the bytes
- * are not valid UTF-8 (the web's legacy default). A cut in the middle of a multi-byte character (the 500 KB cap)
- * decodes as one replacement character, not an error.
+ * are not valid UTF-8 (the web's legacy default). When the byte cap `cut` the document, an incomplete UTF-8 sequence
+ * at its very end is dropped before UTF-8 is judged, so the cut does not make a UTF-8 page look like windows-1252.
  */
 export function decodeDocument(
   bytes: Uint8Array,
   contentType: string | undefined,
+  options: { cut?: boolean } = {},
 ): { text: string; charset: string } {
   const declared =
     charsetFromContentType(contentType) ?? charsetFromBom(bytes) ?? charsetFromMarkup(bytes) ?? undefined;
@@ -29,7 +30,9 @@ export function decodeDocument(
     if (decoder !== undefined) return { text: decoder.decode(bytes), charset: decoder.encoding };
   }
   try {
-    const text = new TextDecoder('utf-8', { fatal: true }).decode(trimPartialUtf8(bytes));
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(
+      options.cut === true ? trimPartialUtf8(bytes) : bytes,
+    );
     return { text, charset: 'utf-8' };
   } catch {
     return { text: new TextDecoder('windows-1252').decode(bytes), charset: 'windows-1252' };

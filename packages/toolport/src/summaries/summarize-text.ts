@@ -93,13 +93,11 @@ export function splitIntoChunks(text: string, limit: number): string[] {
   let rest = text.trim();
   while (rest.length > limit) {
     const window = rest.slice(0, limit);
-    const cut = Math.max(
-      window.lastIndexOf('\n\n'),
-      window.lastIndexOf('\n'),
-      window.lastIndexOf('. '),
-      window.lastIndexOf(' '),
-    );
-    const end = cut > limit / 2 ? cut + 1 : limit;
+    // The strongest boundary in the second half of the window: a paragraph, else a sentence end, else a space.
+    const boundaries = [window.lastIndexOf('\n\n'), window.lastIndexOf('\n'), window.lastIndexOf('. ')];
+    const natural = boundaries.find((index) => index > limit / 2);
+    const space = window.lastIndexOf(' ');
+    const end = natural !== undefined ? natural + 1 : space > limit / 2 ? space : limit;
     chunks.push(rest.slice(0, end).trim());
     rest = rest.slice(end).trim();
   }

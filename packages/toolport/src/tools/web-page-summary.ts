@@ -134,7 +134,9 @@ async function summarizeWebPage(
       { details: { url: page.url, contentType: page.response.headers['content-type'] ?? null } },
     );
   }
-  const { text: decoded } = decodeDocument(page.response.body, page.response.headers['content-type']);
+  const { text: decoded } = decodeDocument(page.response.body, page.response.headers['content-type'], {
+    cut: page.response.truncated,
+  });
   const document =
     kind === 'text'
       ? { title: '', text: normalizeParagraphs(decoded) }
