@@ -221,7 +221,7 @@ describe.each(TEST_ENGINES)('API-1 agents, HTTP tools, MCP servers, summary rout
     expect((await call('GET', `/api/mcp-servers/${id}`, alice)).status).toBe(404);
   });
 
-  it('summary routes: GET describes the tool, POST runs it; an unregistered tool is 404', async () => {
+  it('summary routes: GET describes the tool, POST runs it; a disabled one refuses to run', async () => {
     const described = await call('GET', '/api/tools/web-page-summary', alice);
     expect(described.body).toMatchObject({ name: 'web_page_summary', enabled: true });
     const ran = await call('POST', '/api/tools/web-page-summary', alice, { url: 'https://example.test' });
@@ -229,7 +229,11 @@ describe.each(TEST_ENGINES)('API-1 agents, HTTP tools, MCP servers, summary rout
     expect(ran.body.result).toMatchObject({ url: 'https://example.test', summary: 'A page.' });
     const invalid = await call('POST', '/api/tools/web-page-summary', alice, { url: 3 });
     expect(invalid.status).toBe(422);
-    expect((await call('GET', '/api/tools/youtube-summary', alice)).status).toBe(404);
-    expect((await call('POST', '/api/tools/youtube-summary', alice, { url: 'x' })).status).toBe(404);
+    // youtube_summary is the real built-in here, disabled by default (it spends the user's provider tokens).
+    const youtube = await call('GET', '/api/tools/youtube-summary', alice);
+    expect(youtube.body).toMatchObject({ name: 'youtube_summary', enabled: false });
+    const refused = await call('POST', '/api/tools/youtube-summary', alice, { videoId: 'dQw4w9WgXcQ' });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toMatchObject({ code: 'disabled' });
   });
 });
