@@ -184,6 +184,14 @@ export interface ToolServices {
   imageStore?: ImageStore;
   /** The calling user's models for tools that summarize (web_page_summary, youtube_summary). */
   textCompletion?: TextCompletionService;
+  /** AGENT-1: where this call sits in a chain of delegations (absent at the top of a turn). */
+  delegation?: DelegationChain;
+}
+
+/** AGENT-1: the agents a chain of delegations has passed through, outermost first, and how many delegations deep. */
+export interface DelegationChain {
+  agentIds: readonly string[];
+  depth: number;
 }
 
 /** pino-compatible subset, so Fastify's logger can be passed straight in. */
@@ -211,6 +219,11 @@ export interface ToolContext {
   reportProgress(progress: ToolProgress): void;
   /** A partial result streamed before the final one (generate_image sends one per image). */
   emitPartialResult(partial: unknown): void;
+  /**
+   * AGENT-1: forwards one stream event of a sub-agent's turn to whoever runs this call (the agent loop tags it with
+   * this call's id as `parentCallId`). Absent where nobody listens.
+   */
+  emitNestedEvent?(event: { type: string } & Record<string, unknown>): void;
   services: ToolServices;
   logger: ToolportLogger;
 }
@@ -232,6 +245,12 @@ export interface RegisteredTool<TArguments extends object = ToolArguments> {
    * (read_file's byte views). A host's `maxResultCharacters` still wins.
    */
   maxResultCharacters?: number;
+  /**
+   * Tools configured by a row (HTTP and agent tools): the same tool with an agent's overlay merged into its config
+   * (spread), validated — it throws a `validation_failed` naming the field. Tools without it take an agent's overlay
+   * as settings parameters instead.
+   */
+  withConfigOverlay?: (overlay: Record<string, unknown>) => RegisteredTool;
 }
 
 export interface ToolAnnotations {

@@ -2,6 +2,7 @@ import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
 import { ToolportError } from '../core/errors.ts';
 import type { ToolMode } from '../core/tool-types.ts';
+import type { AgentRepository } from '../persistence/repositories/agent-repository.ts';
 import type { ChatRecord, ChatRepository } from '../persistence/repositories/chat-repository.ts';
 import type { FreshnessLedgerRepository } from '../persistence/repositories/freshness-ledger-repository.ts';
 
@@ -11,15 +12,22 @@ export interface CreateChatInput {
   workingDirectory?: string | null;
   /** Defaults to `agent` when a working directory is bound, else `chat` (as the CLI's `--workdir`). */
   mode?: ToolMode;
+  /** AGENT-1: the agent whose prompt, model and tools the chat's turns run with (one of the user's). */
+  agentId?: string | null;
 }
+
+/** `PATCH /api/chats/:id`: only the fields given change; `null` unbinds a working directory or an agent. */
+export type UpdateChatInput = CreateChatInput;
 
 export class ChatService {
   readonly #chats: ChatRepository;
   readonly #ledger: FreshnessLedgerRepository;
+  readonly #agents: AgentRepository | undefined;
 
-  constructor(chats: ChatRepository, ledger: FreshnessLedgerRepository) {
+  constructor(chats: ChatRepository, ledger: FreshnessLedgerRepository, agents?: AgentRepository) {
     this.#chats = chats;
     this.#ledger = ledger;
+    this.#agents = agents;
   }
 
   async create(userId: string, input: CreateChatInput): Promise<ChatRecord> {
@@ -27,11 +35,52 @@ export class ChatService {
       input.workingDirectory === undefined || input.workingDirectory === null
         ? null
         : await resolveWorkingDirectory(input.workingDirectory);
+    const agentId = await this.#checkedAgentId(userId, input.agentId);
     return this.#chats.create(userId, {
       title: input.title ?? '',
       workingDirectory,
       mode: input.mode ?? (workingDirectory === null ? 'chat' : 'agent'),
+      ...(agentId === undefined ? {} : { agentId }),
     });
+  }
+
+  async update(userId: string, chatId: string, input: UpdateChatInput): Promise<ChatRecord> {
+    const chat = await this.get(userId, chatId);
+    const workingDirectory =
+      input.workingDirectory === undefined
+        ? undefined
+        : input.workingDirectory === null
+          ? null
+          : await resolveWorkingDirectory(input.workingDirectory);
+    const agentId = await this.#checkedAgentId(userId, input.agentId);
+    const updated = await this.#chats.update(userId, chat.id, {
+      ...(input.title === undefined ? {} : { title: input.title }),
+      ...(workingDirectory === undefined ? {} : { workingDirectory }),
+      // Binding a directory without naming a mode switches to agent mode, as on create.
+      ...(input.mode !== undefined
+        ? { mode: input.mode }
+        : typeof workingDirectory === 'string'
+          ? { mode: 'agent' as const }
+          : {}),
+      ...(agentId === undefined ? {} : { agentId }),
+    });
+    if (updated === undefined) throw chatNotFound(chatId);
+    return updated;
+  }
+
+  async #checkedAgentId(
+    userId: string,
+    agentId: string | null | undefined,
+  ): Promise<string | null | undefined> {
+    if (agentId === undefined || agentId === null) return agentId;
+    if (this.#agents === undefined || (await this.#agents.get(userId, agentId)) === undefined) {
+      throw new ToolportError(
+        'validation_failed',
+        `agentId ${JSON.stringify(agentId)} names no agent of yours; GET /api/agents lists them.`,
+        { details: { argument: 'agentId' } },
+      );
+    }
+    return agentId;
   }
 
   list(userId: string): Promise<ChatRecord[]> {

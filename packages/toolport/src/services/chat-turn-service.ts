@@ -1,3 +1,4 @@
+import { ToolportError } from '../core/errors.ts';
 import type { ImageGenerationService, ImageStore, ToolportLogger } from '../core/tool-types.ts';
 import type { AgentRecord, AgentRepository } from '../persistence/repositories/agent-repository.ts';
 import type {
@@ -5,7 +6,6 @@ import type {
   StoredTranscriptMessage,
 } from '../persistence/repositories/chat-message-repository.ts';
 import { runAgentTurn, startConversation } from '../providers/agent-loop.ts';
-import { createProviderAdapter } from '../providers/create-provider-adapter.ts';
 import {
   createImageGenerationService,
   type ImageGenerationServiceOptions,
@@ -13,6 +13,8 @@ import {
 import type { StreamEvent } from '../providers/stream-events.ts';
 import type { ChatService } from './chat-service.ts';
 import type { ProviderConfigService } from './provider-config-service.ts';
+import { parseAgentConfig, type AgentConfig } from './agent-service.ts';
+import { createAdapterForConfig } from './provider-adapter-for-config.ts';
 import { replayTranscript } from './replay-transcript.ts';
 import type { ToolRuntimeService } from './tool-runtime-service.ts';
 import { TranscriptRecorder } from './transcript-recorder.ts';
@@ -24,6 +26,8 @@ export interface ChatTurnInput {
   /** Default: the configuration's default model. */
   model?: string;
   maxIterations?: number;
+  /** AGENT-1: an agent id; this turn runs with that agent instead of the chat's. */
+  agent?: string;
 }
 
 export interface PreparedChatTurn {
@@ -65,10 +69,16 @@ export class ChatTurnService {
   async prepareTurn(userId: string, chatId: string, input: ChatTurnInput): Promise<PreparedChatTurn> {
     const { chats, agents, messages, providers, toolRuntime, logger } = this.#options;
     const chat = await chats.get(userId, chatId);
-    const agent: AgentRecord | undefined =
-      chat.agentId === null ? undefined : await agents.get(userId, chat.agentId);
-    const resolved = await providers.resolve(userId, input.provider);
-    const model = input.model ?? resolved.config.defaultModel;
+    const agentId = input.agent ?? chat.agentId;
+    const agent: AgentRecord | undefined = agentId === null ? undefined : await agents.get(userId, agentId);
+    if (agentId !== null && agent === undefined) {
+      throw new ToolportError('not_found', `No agent ${JSON.stringify(agentId)}.`, { details: { agentId } });
+    }
+    // AGENT-1: the agent's provider configuration, model and iteration limit, unless the turn names its own.
+    const agentConfig = agent === undefined ? {} : storedAgentConfig(agent, logger);
+    const resolved = await providers.resolve(userId, input.provider ?? agentConfig.providerConfig);
+    const model = input.model ?? agentConfig.model ?? resolved.config.defaultModel;
+    const maxIterations = input.maxIterations ?? agentConfig.maxIterations;
     const images = await this.#imageService(userId, resolved.config.name);
     const history = await messages.list(chat.id);
     const maxRetries = this.#options.maxRetries;
@@ -85,14 +95,12 @@ export class ChatTurnService {
             ...(imageStore === undefined ? {} : { imageStore }),
           },
         });
-        const adapter = createProviderAdapter(resolved.config.provider, {
+        const adapter = createAdapterForConfig(resolved, {
           model,
-          apiKey: resolved.apiKey,
-          ...(resolved.config.baseUrl === null ? {} : { baseURL: resolved.config.baseUrl }),
           ...(maxRetries === undefined ? {} : { maxRetries }),
-          logger,
+          ...(logger === undefined ? {} : { logger }),
         });
-        const systemPrompt = agent?.config.systemPrompt;
+        const systemPrompt = agentConfig.systemPrompt;
         const session = startConversation({
           adapter,
           runtime,
@@ -109,7 +117,7 @@ export class ChatTurnService {
             session,
             runtime,
             userMessage: input.message,
-            maxIterations: input.maxIterations,
+            ...(maxIterations === undefined ? {} : { maxIterations }),
             signal,
             logger,
           });
@@ -149,5 +157,15 @@ export class ChatTurnService {
     return options.openai === undefined && options.gemini === undefined
       ? undefined
       : createImageGenerationService(options);
+  }
+}
+
+/** A stored agent's config; one written before validation existed and no longer valid counts as empty (logged). */
+function storedAgentConfig(agent: AgentRecord, logger: ToolportLogger | undefined): AgentConfig {
+  try {
+    return parseAgentConfig(agent.config);
+  } catch (error) {
+    logger?.warn({ agentId: agent.id, error: String(error) }, 'agent config ignored: invalid');
+    return {};
   }
 }

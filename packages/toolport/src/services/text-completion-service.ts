@@ -5,7 +5,7 @@ import type {
   TextCompletionService,
   ToolportLogger,
 } from '../core/tool-types.ts';
-import { createProviderAdapter } from '../providers/create-provider-adapter.ts';
+import { createAdapterForConfig } from './provider-adapter-for-config.ts';
 import type { ProviderConfigService } from './provider-config-service.ts';
 
 export interface TextCompletionServiceOptions {
@@ -39,11 +39,9 @@ export function createTextCompletionService(
           );
         });
       const model = nonEmpty(request.model) ?? resolved.config.defaultModel;
-      const adapter = createProviderAdapter(resolved.config.provider, {
+      const adapter = createAdapterForConfig(resolved, {
         model,
-        apiKey: resolved.apiKey,
         maxOutputTokens: request.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
-        ...(resolved.config.baseUrl === null ? {} : { baseURL: resolved.config.baseUrl }),
         ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
         ...(options.logger === undefined ? {} : { logger: options.logger }),
       });

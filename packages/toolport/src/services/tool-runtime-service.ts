@@ -1,4 +1,3 @@
-import type { AgentToolPermissions } from '../core/execute-tool.ts';
 import type { ToolExecutionRecorder } from '../core/execution-recorder.ts';
 import type { RegistryEntry } from '../core/tool-registry.ts';
 import { createToolRuntime, type ToolRuntime } from '../core/tool-runtime.ts';
@@ -16,6 +15,7 @@ import {
   toSettingsInput,
   type ToolSettingsRepository,
 } from '../persistence/repositories/tool-settings-repository.ts';
+import { applyAgentSelection } from './agent-tool-selection.ts';
 import type { SecretService } from './secret-service.ts';
 import type { ToolCatalog } from './tool-catalog.ts';
 
@@ -40,7 +40,9 @@ export interface EnabledToolRuntimeOptions {
   extraEntries?: readonly RegistryEntry[];
   signal?: AbortSignal;
   /** Per-call services for tools (the user's image generation and image store), added to the shared ones. */
-  toolServices?: Pick<ToolServices, 'images' | 'imageStore'>;
+  toolServices?: Pick<ToolServices, 'images' | 'imageStore' | 'delegation'>;
+  /** AGENT-1: the runtime of a sub-agent's turn, whose every call is recorded under this delegating call. */
+  parentCallId?: string;
 }
 
 /**
@@ -66,24 +68,30 @@ export class ToolRuntimeService {
     options: EnabledToolRuntimeOptions = {},
   ): Promise<ToolRuntime> {
     const { catalog, toolSettings, secrets } = this.#options;
-    const [saved, catalogExtras, agentPermissions] = await Promise.all([
+    const [saved, catalogExtras, agentRows] = await Promise.all([
       toolSettings.listForUser(user.id),
       catalog.listExtra(user.id, options.signal),
-      agent ? this.#agentPermissions(user.id, agent.id) : Promise.resolve(undefined),
+      agent ? this.#options.agents.listTools(user.id, agent.id) : Promise.resolve([]),
     ]);
     const savedSettings = new Map<string, ToolSettingsInput>();
     for (const [name, stored] of saved) savedSettings.set(name, toSettingsInput(stored));
+    const registered = catalog.listRegistered();
+    const extras = [...catalogExtras, ...(options.extraEntries ?? [])];
+    const selection = agent
+      ? applyAgentSelection(agentRows, registered, extras, savedSettings, this.#options.logger)
+      : undefined;
     const workingDirectory = chat?.workingDirectory ?? undefined;
     return createToolRuntime({
-      entries: catalog.listRegistered(),
-      extraEntries: [...catalogExtras, ...(options.extraEntries ?? [])],
-      savedSettings,
+      entries: registered,
+      extraEntries: selection?.extraEntries ?? extras,
+      savedSettings: selection?.savedSettings ?? savedSettings,
       userId: user.id,
       chatId: chat?.id,
       agentId: agent?.id,
       mode: chat?.mode ?? 'chat',
       workingDirectory,
-      agentPermissions,
+      agentPermissions: selection?.permissions,
+      ...(options.parentCallId === undefined ? {} : { parentCallId: options.parentCallId }),
       environment: {
         recorder: this.#options.recorder,
         logger: this.#options.logger,
@@ -102,16 +110,5 @@ export class ToolRuntimeService {
         },
       },
     });
-  }
-
-  async #agentPermissions(userId: string, agentId: string): Promise<AgentToolPermissions | undefined> {
-    const rows = await this.#options.agents.listTools(userId, agentId);
-    if (rows.length === 0) return undefined;
-    const allowed = rows.filter((row) => row.enabled).map((row) => row.toolName);
-    const denied = rows.filter((row) => !row.enabled).map((row) => row.toolName);
-    const permissions: AgentToolPermissions = {};
-    if (allowed.length > 0) permissions.allowedTools = allowed;
-    if (denied.length > 0) permissions.deniedTools = denied;
-    return permissions;
   }
 }

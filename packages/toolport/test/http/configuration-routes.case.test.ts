@@ -79,26 +79,37 @@ describe.each(TEST_ENGINES)('API-1 agents, HTTP tools, MCP servers, summary rout
       ((await call('GET', '/api/agents', alice)).body.agents as Json[]).map((agent) => agent.name),
     ).toEqual(['researcher']);
 
+    // A built-in's overlay is its settings, merged by spread and validated after the merge (seed 003).
     let patched = await call('PATCH', `/api/agents/${id}/tools/configurable`, alice, {
       enabled: true,
-      config: { note: 'a', auth: { type: 'bearer', value: 'tok-secret-1' } },
+      config: { maxResults: 20 },
     });
     expect(patched.status).toBe(200);
-    expect(patched.body).toEqual({
-      toolName: 'configurable',
-      enabled: true,
-      config: { note: 'a', auth: { type: 'bearer', value: '***' } },
+    expect(patched.body).toMatchObject({ toolName: 'configurable', enabled: true, config: { maxResults: 20 } });
+    patched = await call('PATCH', `/api/agents/${id}/tools/configurable`, alice, { config: { speed: 'slow' } });
+    expect(patched.body.config).toEqual({ maxResults: 20, speed: 'slow' });
+    const outOfBounds = await call('PATCH', `/api/agents/${id}/tools/configurable`, alice, {
+      config: { maxResults: 1000 },
     });
-    patched = await call('PATCH', `/api/agents/${id}/tools/configurable`, alice, {
-      config: { extra: 1, auth: { type: 'bearer', value: '***' } },
-    });
-    expect(patched.body.config).toEqual({ note: 'a', extra: 1, auth: { type: 'bearer', value: '***' } });
+    expect(outOfBounds.status).toBe(422);
+    expect(outOfBounds.raw).toContain('maxResults');
     const stored = await server.services.repositories.agents.listTools(alice.id, id);
-    expect(stored[0]?.config).toMatchObject({ auth: { value: 'tok-secret-1' } });
+    expect(stored[0]?.config).toEqual({ maxResults: 20, speed: 'slow' });
 
+    // The listing names every tool the agent can be given, with its type and whether this agent gets it.
     const tools = await call('GET', `/api/agents/${id}/tools`, alice);
-    expect(tools.body.tools).toEqual([patched.body]);
-    expect(tools.raw).not.toContain('tok-secret-1');
+    const listed = tools.body.tools as Json[];
+    expect(listed.find((tool) => tool.toolName === 'configurable')).toMatchObject({
+      enabled: true,
+      selected: true,
+      type: 'custom',
+      config: { maxResults: 20, speed: 'slow' },
+    });
+    expect(listed.find((tool) => tool.toolName === 'get_current_datetime')).toMatchObject({
+      enabled: false,
+      selected: false,
+      type: 'builtin',
+    });
     expect(
       (await call('PATCH', `/api/agents/${id}/tools/no_such_tool`, alice, { enabled: true })).status,
     ).toBe(404);

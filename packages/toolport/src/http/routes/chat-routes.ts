@@ -6,6 +6,7 @@ import {
   ChatListResponseSchema,
   ChatSchema,
   CreateChatBodySchema,
+  PatchChatBodySchema,
 } from '../schemas/chat-schemas.ts';
 import { errorResponses } from '../schemas/error-schemas.ts';
 import type { ToolportApp } from '../server-types.ts';
@@ -38,6 +39,23 @@ export function registerChatRoutes(app: ToolportApp, services: ToolportServices)
       const chat = await services.chats.create(getAuthenticatedUser(request).id, request.body);
       return reply.code(201).send(toChatResponse(chat));
     },
+  );
+
+  app.patch(
+    '/api/chats/:chatId',
+    {
+      schema: {
+        summary: 'Change a chat: title, working directory, mode or agent',
+        tags: ['chats'],
+        params: ChatIdParamsSchema,
+        body: PatchChatBodySchema,
+        response: { 200: ChatSchema, ...errorResponses },
+      },
+    },
+    async (request) =>
+      toChatResponse(
+        await services.chats.update(getAuthenticatedUser(request).id, request.params.chatId, request.body),
+      ),
   );
 
   app.get(
