@@ -85,8 +85,14 @@ describe.each(TEST_ENGINES)('API-1 agents, HTTP tools, MCP servers, summary rout
       config: { maxResults: 20 },
     });
     expect(patched.status).toBe(200);
-    expect(patched.body).toMatchObject({ toolName: 'configurable', enabled: true, config: { maxResults: 20 } });
-    patched = await call('PATCH', `/api/agents/${id}/tools/configurable`, alice, { config: { speed: 'slow' } });
+    expect(patched.body).toMatchObject({
+      toolName: 'configurable',
+      enabled: true,
+      config: { maxResults: 20 },
+    });
+    patched = await call('PATCH', `/api/agents/${id}/tools/configurable`, alice, {
+      config: { speed: 'slow' },
+    });
     expect(patched.body.config).toEqual({ maxResults: 20, speed: 'slow' });
     const outOfBounds = await call('PATCH', `/api/agents/${id}/tools/configurable`, alice, {
       config: { maxResults: 1000 },
