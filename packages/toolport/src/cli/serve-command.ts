@@ -7,6 +7,7 @@ import type { ToolportLogger } from '../core/tool-types.ts';
 import { buildServer, TOOLPORT_VERSION, type ToolportServerPlugin } from '../http/build-server.ts';
 import { createMcpEndpointPlugin, mcpAllowedHosts } from '../http/plugins/mcp-endpoint.ts';
 import { parseOutboundAllowlist } from '../net/parse-outbound-allowlist.ts';
+import { createSafeFetch } from '../net/safe-fetch.ts';
 import { migrateDatabase, openDatabase } from '../persistence/database.ts';
 import { FileImageStore } from '../providers/images/file-image-store.ts';
 import { loadOperatorPolicy } from '../policy/load-operator-policy.ts';
@@ -96,6 +97,8 @@ async function serve(
     cwd: io.cwd,
   });
   const outboundAllowlist = parseOutboundAllowlist(policy.outboundAllow);
+  // NET-1: the one client for requests tools make on a model's behalf (web_page_summary, youtube_summary …).
+  const outbound = createSafeFetch({ allowlist: outboundAllowlist });
   mkdirSync(dataDirectory, { recursive: true, mode: 0o700 });
   const database = openDatabase(databaseUrl, { baseDirectory: io.cwd });
 
@@ -123,6 +126,7 @@ async function serve(
         toolSources: options.toolSources,
         logger: bootLogger,
         mcp: { outboundAllowlist },
+        http: outbound.client,
         // The database, secret key and admin token live here: no model-driven filesystem tool may reach them (the
         // policy's deniedPaths hold them too, whatever its file says).
         protectedPaths: [dataDirectory, ...sqliteFileOf(databaseUrl)],
@@ -191,6 +195,7 @@ async function serve(
   await services.mcp.close();
   await services.providers.close();
   await services.flush();
+  await outbound.close();
   await database.close();
   io.stderr('toolport stopped.\n');
   return 0;

@@ -7,6 +7,7 @@ import { registerAuth } from './plugins/auth.ts';
 import { registerErrorHandler } from './plugins/error-handler.ts';
 import { registerAccountRoutes } from './routes/account-routes.ts';
 import { registerAgentRoutes } from './routes/agent-routes.ts';
+import { registerAgentToolRoutes } from './routes/agent-tool-routes.ts';
 import { registerCapabilityRoutes } from './routes/capability-routes.ts';
 import { registerChatRoutes } from './routes/chat-routes.ts';
 import { registerChatTurnRoutes } from './routes/chat-turn-routes.ts';
@@ -131,6 +132,7 @@ export async function buildServer(options: BuildServerOptions): Promise<Toolport
   registerSecretRoutes(app, options.services);
   registerChatRoutes(app, options.services);
   registerAgentRoutes(app, options.services);
+  registerAgentToolRoutes(app, options.services);
   registerCustomToolRoutes(app, options.services);
   registerSummaryToolRoutes(app, options.services, shutdown.signal);
   registerMcpServerRoutes(app, options.services);

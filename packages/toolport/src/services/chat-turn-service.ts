@@ -1,3 +1,4 @@
+import { ToolportError } from '../core/errors.ts';
 import type { ImageGenerationService, ImageStore, ToolportLogger } from '../core/tool-types.ts';
 import type { AgentRecord, AgentRepository } from '../persistence/repositories/agent-repository.ts';
 import type {
@@ -5,7 +6,6 @@ import type {
   StoredTranscriptMessage,
 } from '../persistence/repositories/chat-message-repository.ts';
 import { runAgentTurn, startConversation } from '../providers/agent-loop.ts';
-import { createProviderAdapter } from '../providers/create-provider-adapter.ts';
 import {
   createImageGenerationService,
   type ImageGenerationServiceOptions,
@@ -14,6 +14,8 @@ import type { StreamEvent } from '../providers/stream-events.ts';
 import type { PolicySubject } from '../policy/policy-denied.ts';
 import type { ChatService } from './chat-service.ts';
 import type { ProviderConfigService } from './provider-config-service.ts';
+import { parseAgentConfig, type AgentConfig } from './agent-service.ts';
+import { createAdapterForConfig } from './provider-adapter-for-config.ts';
 import { replayTranscript } from './replay-transcript.ts';
 import type { ToolRuntimeService } from './tool-runtime-service.ts';
 import { TranscriptRecorder } from './transcript-recorder.ts';
@@ -25,6 +27,8 @@ export interface ChatTurnInput {
   /** Default: the configuration's default model. */
   model?: string;
   maxIterations?: number;
+  /** AGENT-1: an agent id; this turn runs with that agent instead of the chat's. */
+  agent?: string;
 }
 
 export interface PreparedChatTurn {
@@ -67,10 +71,16 @@ export class ChatTurnService {
     const { chats, agents, messages, providers, toolRuntime, logger } = this.#options;
     const userId = user.id;
     const chat = await chats.get(userId, chatId);
-    const agent: AgentRecord | undefined =
-      chat.agentId === null ? undefined : await agents.get(userId, chat.agentId);
-    const resolved = await providers.resolve(user, input.provider);
-    const model = input.model ?? resolved.config.defaultModel;
+    const agentId = input.agent ?? chat.agentId;
+    const agent: AgentRecord | undefined = agentId === null ? undefined : await agents.get(userId, agentId);
+    if (agentId !== null && agent === undefined) {
+      throw new ToolportError('not_found', `No agent ${JSON.stringify(agentId)}.`, { details: { agentId } });
+    }
+    // AGENT-1: the agent's provider configuration, model and iteration limit, unless the turn names its own.
+    const agentConfig = agent === undefined ? {} : storedAgentConfig(agent, logger);
+    const resolved = await providers.resolve(user, input.provider ?? agentConfig.providerConfig);
+    const model = input.model ?? agentConfig.model ?? resolved.config.defaultModel;
+    const maxIterations = input.maxIterations ?? agentConfig.maxIterations;
     const images = await this.#imageService(user, resolved.config.name);
     const history = await messages.list(chat.id);
     const maxRetries = this.#options.maxRetries;
@@ -87,15 +97,12 @@ export class ChatTurnService {
             ...(imageStore === undefined ? {} : { imageStore }),
           },
         });
-        const adapter = createProviderAdapter(resolved.config.provider, {
+        const adapter = createAdapterForConfig(resolved, {
           model,
-          apiKey: resolved.apiKey,
-          ...(resolved.config.baseUrl === null ? {} : { baseURL: resolved.config.baseUrl }),
-          ...(resolved.fetch === undefined ? {} : { fetch: resolved.fetch }),
           ...(maxRetries === undefined ? {} : { maxRetries }),
-          logger,
+          ...(logger === undefined ? {} : { logger }),
         });
-        const systemPrompt = agent?.config.systemPrompt;
+        const systemPrompt = agentConfig.systemPrompt;
         const session = startConversation({
           adapter,
           runtime,
@@ -112,7 +119,7 @@ export class ChatTurnService {
             session,
             runtime,
             userMessage: input.message,
-            maxIterations: input.maxIterations,
+            ...(maxIterations === undefined ? {} : { maxIterations }),
             signal,
             logger,
           });
@@ -159,5 +166,15 @@ export class ChatTurnService {
     return options.openai === undefined && options.gemini === undefined
       ? undefined
       : createImageGenerationService(options);
+  }
+}
+
+/** A stored agent's config; one written before validation existed and no longer valid counts as empty (logged). */
+function storedAgentConfig(agent: AgentRecord, logger: ToolportLogger | undefined): AgentConfig {
+  try {
+    return parseAgentConfig(agent.config);
+  } catch (error) {
+    logger?.warn({ agentId: agent.id, error: String(error) }, 'agent config ignored: invalid');
+    return {};
   }
 }

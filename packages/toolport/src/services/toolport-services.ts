@@ -5,12 +5,16 @@ import { createRepositories, type Repositories } from '../persistence/repositori
 import type { FileImageStore } from '../providers/images/file-image-store.ts';
 import { DEFAULT_OPERATOR_POLICY, type OperatorPolicy } from '../policy/operator-policy.ts';
 import { SecretCipher } from '../secrets/secret-cipher.ts';
+import { AgentDelegationService } from './agent-delegation-service.ts';
+import { AgentService } from './agent-service.ts';
+import { AgentToolService } from './agent-tool-service.ts';
 import { ApiTokenService } from './api-token-service.ts';
 import { ChatService } from './chat-service.ts';
 import { McpServerService, type McpServiceOptions } from './mcp-server-service.ts';
 import { ChatTurnService } from './chat-turn-service.ts';
 import { ProviderConfigService } from './provider-config-service.ts';
 import { SecretService } from './secret-service.ts';
+import { createTextCompletionService } from './text-completion-service.ts';
 import { createToolCatalog, type ToolCatalog, type UserToolSource } from './tool-catalog.ts';
 import { ToolRuntimeService } from './tool-runtime-service.ts';
 import { ToolSettingsService } from './tool-settings-service.ts';
@@ -48,6 +52,10 @@ export interface ToolportServices {
   readonly toolRuntime: ToolRuntimeService;
   readonly secrets: SecretService;
   readonly chats: ChatService;
+  /** Agents with a validated config (AGENT-1). */
+  readonly agents: AgentService;
+  /** Agent tools: `type: 'agent'` rows that delegate to another agent (AGENT-1). */
+  readonly agentTools: AgentToolService;
   /** Users' MCP servers: the process's one client pool. `mcp.close()` on shutdown ends every stdio child. */
   readonly mcp: McpServerService;
   readonly providers: ProviderConfigService;
@@ -72,15 +80,43 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
     isAdmin: async (userId) => (await repositories.users.findById(userId))?.isAdmin === true,
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   });
-  const catalog = createToolCatalog(options.registry, [...(options.toolSources ?? []), mcp.toolSource]);
-  const chats = new ChatService(repositories.chats, repositories.freshnessLedger, policy);
   const providers = new ProviderConfigService({
     repository: repositories.providerConfigs,
     secrets,
     fallbackEnvironment: options.providerKeyEnvironment,
     policy,
   });
-  const toolRuntime = new ToolRuntimeService({
+  // The delegation runs sub-turns on the runtime service, which is built after the catalog that holds agent tools.
+  let toolRuntimeService: ToolRuntimeService | undefined;
+  const delegation = new AgentDelegationService({
+    agents: repositories.agents,
+    chats: repositories.chats,
+    users: repositories.users,
+    providers,
+    toolRuntime: () => toolRuntimeService!,
+    ...(options.providerMaxRetries === undefined ? {} : { maxRetries: options.providerMaxRetries }),
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+  });
+  const agentTools = new AgentToolService({
+    tools: repositories.customTools,
+    agents: repositories.agents,
+    delegate: (request, context) => delegation.delegate(request, context),
+    reservedNames: () => options.registry.listEntries().map((entry) => entry.tool.definition.name),
+    policy: () => policy,
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+  });
+  const catalog = createToolCatalog(options.registry, [
+    ...(options.toolSources ?? []),
+    mcp.toolSource,
+    agentTools.toolSource,
+  ]);
+  const chats = new ChatService(
+    repositories.chats,
+    repositories.freshnessLedger,
+    policy,
+    repositories.agents,
+  );
+  const toolRuntime = (toolRuntimeService = new ToolRuntimeService({
     catalog,
     toolSettings: repositories.toolSettings,
     agents: repositories.agents,
@@ -91,7 +127,13 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
     logger: options.logger,
     protectedPaths: options.protectedPaths,
     policy,
-  });
+    textCompletionFor: (user) =>
+      createTextCompletionService(user, {
+        providers,
+        ...(options.providerMaxRetries === undefined ? {} : { maxRetries: options.providerMaxRetries }),
+        ...(options.logger === undefined ? {} : { logger: options.logger }),
+      }),
+  }));
   return {
     database: options.database,
     repositories,
@@ -106,6 +148,8 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
     toolRuntime,
     secrets,
     chats,
+    agents: new AgentService(repositories.agents, repositories.providerConfigs),
+    agentTools,
     providers,
     chatTurns: new ChatTurnService({
       chats,

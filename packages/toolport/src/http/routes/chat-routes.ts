@@ -73,7 +73,8 @@ export function registerChatRoutes(app: ToolportApp, services: ToolportServices)
     '/api/chats/:chatId',
     {
       schema: {
-        summary: 'Change a chat: title, working directory (null unbinds it) or mode (only the fields given)',
+        summary:
+          'Change a chat: title, working directory or agent (null unbinds either) or mode (only the fields given)',
         tags: ['chats'],
         params: ChatIdParamsSchema,
         body: UpdateChatBodySchema,
