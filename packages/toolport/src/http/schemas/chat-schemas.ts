@@ -27,15 +27,5 @@ export const CreateChatBodySchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const UpdateChatBodySchema = Type.Object(
-  {
-    title: Type.Optional(Type.String({ maxLength: 500 })),
-    workingDirectory: Type.Optional(
-      Type.Union([Type.String({ minLength: 1, maxLength: 4096 }), Type.Null()], {
-        description: 'Absolute path of an existing directory on the server; null unbinds it.',
-      }),
-    ),
-    mode: Type.Optional(Type.Union([Type.Literal('chat'), Type.Literal('agent')])),
-  },
-  { additionalProperties: false },
-);
+/** `PATCH /api/chats/:chatId`: the create body's fields, each optional already; `workingDirectory: null` unbinds. */
+export const UpdateChatBodySchema = CreateChatBodySchema;
