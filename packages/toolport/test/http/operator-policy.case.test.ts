@@ -1,4 +1,13 @@
-import { existsSync, linkSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -247,6 +256,12 @@ describe.each(TEST_ENGINES)('AUTH-2 operator policy against the issue 9 attacks 
     expect(written.status).toBe(200);
     expect(existsSync(join(project, 'notes.txt'))).toBe(true);
     expect((await execute(user, 'read_file', { path: '/etc/passwd' }, chatId)).status).toBe(403);
+    // A symlink inside the working directory that leads out is decided on its real path: outside.
+    writeFileSync(join(outside, 'beyond.txt'), 'beyond\n');
+    symlinkSync(outside, join(project, 'link-out'));
+    const viaLink = await execute(user, 'read_file', { path: 'link-out/beyond.txt' }, chatId);
+    expect(viaLink.status).toBe(403);
+    expect(viaLink.raw).not.toContain('beyond\\n');
     expect((await execute(user, 'write_file', { path: stray, content: 'x' }, chatId)).status).toBe(403);
     expect(existsSync(stray)).toBe(false);
 
