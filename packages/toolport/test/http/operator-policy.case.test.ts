@@ -215,6 +215,8 @@ describe.each(TEST_ENGINES)('AUTH-2 operator policy against the issue 9 attacks 
     });
     expectRefused(await call('PATCH', `/api/mcp-servers/${stored.id}`, user, { enabled: true }), 'mcp.stdio');
     expect((await call('GET', '/api/settings/tools', user)).status).toBe(200);
+    const listed = await call('GET', '/api/mcp-servers', user);
+    expect(JSON.stringify(listed.body)).toContain('policy \\"mcp.stdio\\"');
     const chatId = String((await call('POST', '/api/chats', user, {})).body.id);
     expect((await call('GET', `/api/chats/${chatId}/capabilities`, user)).status).toBe(200);
     expect(existsSync(marker)).toBe(false);
