@@ -6,7 +6,6 @@ import type { ToolRegistry } from '../core/tool-registry.ts';
 import type { ToolportLogger } from '../core/tool-types.ts';
 import { buildServer, TOOLPORT_VERSION, type ToolportServerPlugin } from '../http/build-server.ts';
 import { createMcpEndpointPlugin, mcpAllowedHosts } from '../http/plugins/mcp-endpoint.ts';
-import { parseOutboundAllowlist } from '../net/parse-outbound-allowlist.ts';
 import { migrateDatabase, openDatabase } from '../persistence/database.ts';
 import { FileImageStore } from '../providers/images/file-image-store.ts';
 import { loadOperatorPolicy } from '../policy/load-operator-policy.ts';
@@ -95,7 +94,6 @@ async function serve(
     env: io.env,
     cwd: io.cwd,
   });
-  const outboundAllowlist = parseOutboundAllowlist(policy.outboundAllow);
   mkdirSync(dataDirectory, { recursive: true, mode: 0o700 });
   const database = openDatabase(databaseUrl, { baseDirectory: io.cwd });
 
@@ -122,7 +120,6 @@ async function serve(
         secretKey: secretKey.key,
         toolSources: options.toolSources,
         logger: bootLogger,
-        mcp: { outboundAllowlist },
         // The database, secret key and admin token live here: no model-driven filesystem tool may reach them (the
         // policy's deniedPaths hold them too, whatever its file says).
         protectedPaths: [dataDirectory, ...sqliteFileOf(databaseUrl)],
