@@ -13,9 +13,9 @@ import {
 import { PROVIDER_NAMES, type ProviderName, type ProviderSession } from '../providers/provider-adapter.ts';
 import type { StopReason, StreamEvent } from '../providers/stream-events.ts';
 import { registerBuiltinTools } from '../tools/index.ts';
-import { CONFINEMENT_OPTIONS, cliFileServices } from '../policy/cli-file-access.ts';
+import { CONFINEMENT_OPTIONS, confinementFromFlags } from './cli-confinement.ts';
 import type { CliIo } from './cli-io.ts';
-import { DATABASE_OPTIONS, resolveDataDirectory } from './server-config.ts';
+import { DATABASE_OPTIONS } from './server-config.ts';
 import { openStoredUserContext, type StoredUserContext } from './stored-user-context.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -153,13 +153,7 @@ export async function runChatCommand(argv: string[], io: CliIo, signal?: AbortSi
   const maxIterations = positiveInteger('--max-iterations', values['max-iterations']);
   const maxOutputTokens = positiveInteger('--max-tokens', values['max-tokens']);
   const workingDirectory = values.workdir === undefined ? undefined : resolveWorkdir(values.workdir, io.cwd);
-  const fileServices = cliFileServices({
-    workingDirectory,
-    allowPaths: values['allow-path'],
-    noConfine: values['no-confine'],
-    cwd: io.cwd,
-    dataDirectory: resolveDataDirectory(values['data-dir'], io.env, io.cwd),
-  });
+  const fileServices = confinementFromFlags(values, workingDirectory, io);
   const stored: StoredUserContext | undefined =
     values.user === undefined
       ? undefined

@@ -2,9 +2,8 @@ import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
-import { CONFINEMENT_OPTIONS, cliFileServices } from '../policy/cli-file-access.ts';
+import { CONFINEMENT_OPTIONS, confinementFromFlags } from './cli-confinement.ts';
 import type { CliIo } from './cli-io.ts';
-import { resolveDataDirectory } from './server-config.ts';
 import { UsageError } from './usage-error.ts';
 
 /**
@@ -41,13 +40,7 @@ export async function runMcpCommand(argv: string[], io: CliIo, signal: AbortSign
   }
 
   // AUTH-2: a desktop MCP config pointing at a project cannot touch the rest of the disk.
-  const fileServices = cliFileServices({
-    workingDirectory,
-    allowPaths: values['allow-path'],
-    noConfine: values['no-confine'],
-    cwd: io.cwd,
-    dataDirectory: resolveDataDirectory(values['data-dir'], io.env, io.cwd),
-  });
+  const fileServices = confinementFromFlags(values, workingDirectory, io);
 
   // Started first so it loads alongside whatever the runtime needs.
   const stdioServerModule = import('../mcp/mcp-stdio-server.ts');

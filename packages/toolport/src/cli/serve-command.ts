@@ -125,7 +125,6 @@ async function serve(
         secretKey: secretKey.key,
         toolSources: options.toolSources,
         logger: bootLogger,
-        mcp: { outboundAllowlist },
         http: outbound.client,
         // The database, secret key and admin token live here: no model-driven filesystem tool may reach them (the
         // policy's deniedPaths hold them too, whatever its file says).

@@ -3,9 +3,8 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { executeTool, type ExecuteToolEnvironment } from '../core/execute-tool.ts';
 import type { ToolMode, ToolSettingsInput } from '../core/tool-types.ts';
-import { CONFINEMENT_OPTIONS, cliFileServices } from '../policy/cli-file-access.ts';
+import { CONFINEMENT_OPTIONS, confinementFromFlags } from './cli-confinement.ts';
 import type { CliIo } from './cli-io.ts';
-import { resolveDataDirectory } from './server-config.ts';
 import { UsageError, parseJsonOption } from './usage-error.ts';
 
 /** `--settings` JSON: `{"enabled": true, "timeoutSeconds": 10}`; a nested `parameters` object is accepted too. */
@@ -84,13 +83,7 @@ export async function runToolsRunCommand(
   const mode: ToolMode =
     (values.mode as ToolMode | undefined) ?? (workingDirectory === undefined ? 'chat' : 'agent');
 
-  const fileServices = cliFileServices({
-    workingDirectory,
-    allowPaths: values['allow-path'],
-    noConfine: values['no-confine'],
-    cwd: io.cwd,
-    dataDirectory: resolveDataDirectory(undefined, io.env, io.cwd),
-  });
+  const fileServices = confinementFromFlags(values, workingDirectory, io);
   const outcome = await executeTool(
     {
       toolName,

@@ -169,15 +169,15 @@ async function resolveRoots(
   home: string,
   setting: string,
 ): Promise<string[]> {
-  const roots: string[] = [];
+  const raws: string[] = [];
   for (const entry of entries) {
     const trimmed = entry.trim();
     if (trimmed === '') continue;
     const expanded = expandHome(trimmed, home, setting);
-    const raw = isAbsolute(expanded) ? expanded : `${base}${sep}${expanded}`;
-    roots.push((await resolvePhysicalPath(raw)).realPath);
+    raws.push(isAbsolute(expanded) ? expanded : `${base}${sep}${expanded}`);
   }
-  return roots;
+  // In parallel: a serve call carries the operator's denied roots too, and each is a thread-pool round trip.
+  return Promise.all(raws.map(async (raw) => (await resolvePhysicalPath(raw)).realPath));
 }
 
 function describeRoots(roots: readonly string[]): string {
@@ -198,12 +198,21 @@ export async function createPathPolicy(options: PathPolicyOptions): Promise<Path
   const anchorDirectory =
     options.mode === 'agent' && options.workingDirectory !== undefined ? options.workingDirectory : undefined;
   const baseDirectory = anchorDirectory ?? options.processDirectory ?? process.cwd();
-  const allowedRoots = await resolveRoots(options.allowedPaths ?? [], baseDirectory, home, 'allowedPaths');
-  if (options.restrictToWorkingDirectory === true && anchorDirectory !== undefined) {
-    allowedRoots.push((await resolvePhysicalPath(anchorDirectory)).realPath);
-  }
-  const deniedRoots = await resolveRoots(options.deniedPaths ?? [], baseDirectory, home, 'deniedPaths');
-  const confinedRoots = await resolveRoots(options.confinedTo ?? [], baseDirectory, home, 'confinedTo');
+  const [allowedRoots, deniedRoots, confinedRoots] = await Promise.all([
+    resolveRoots(
+      [
+        ...(options.allowedPaths ?? []),
+        ...(options.restrictToWorkingDirectory === true && anchorDirectory !== undefined
+          ? [anchorDirectory]
+          : []),
+      ],
+      baseDirectory,
+      home,
+      'allowedPaths',
+    ),
+    resolveRoots(options.deniedPaths ?? [], baseDirectory, home, 'deniedPaths'),
+    resolveRoots(options.confinedTo ?? [], baseDirectory, home, 'confinedTo'),
+  ]);
   const confined = options.confinedTo !== undefined;
 
   const isAllowed = (realPath: string): boolean => {

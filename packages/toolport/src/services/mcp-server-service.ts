@@ -160,25 +160,31 @@ export class McpServerService {
     return entries satisfies readonly RegistryEntry[];
   };
 
-  /** The status view of one stored row; never connects. An invalid row reads as failed with the reason. */
-  statusOf(userId: string, record: McpServerRecord): McpServerStatus {
+  /**
+   * The status view of one stored row; never connects. An invalid row reads as failed with the reason, and so does an
+   * enabled row the operator policy refuses this user (it is never spawned: the reason names the policy key).
+   */
+  statusOf(user: PolicySubject, record: McpServerRecord): McpServerStatus {
+    const failed = (message: string): McpServerStatus => ({
+      serverId: record.id,
+      name: record.name,
+      enabled: record.enabled,
+      state: record.enabled ? 'failed' : 'disabled',
+      connected: false,
+      lastError: { message, at: record.updatedAt },
+      connectCount: 0,
+      listCount: 0,
+    });
     let config: McpServerConfig;
     try {
       config = toMcpServerConfig(record);
     } catch (error) {
       if (!isToolportError(error)) throw error;
-      return {
-        serverId: record.id,
-        name: record.name,
-        enabled: record.enabled,
-        state: record.enabled ? 'failed' : 'disabled',
-        connected: false,
-        lastError: { message: error.message, at: record.updatedAt },
-        connectCount: 0,
-        listCount: 0,
-      };
+      return failed(error.message);
     }
-    return this.pool.status(userId, [config])[0]!;
+    const refusal = config.enabled ? mcpServerPolicyRefusal(this.#policy, user, config) : undefined;
+    if (refusal !== undefined) return failed(refusal.message);
+    return this.pool.status(user.id, [config])[0]!;
   }
 
   /** Ends every connection and stdio child (server shutdown). */

@@ -3,6 +3,7 @@ import type { OutboundHttpClient, ToolportLogger } from '../core/tool-types.ts';
 import type { ToolportDatabase } from '../persistence/database.ts';
 import { createRepositories, type Repositories } from '../persistence/repositories.ts';
 import type { FileImageStore } from '../providers/images/file-image-store.ts';
+import { parseOutboundAllowlist } from '../net/parse-outbound-allowlist.ts';
 import { DEFAULT_OPERATOR_POLICY, type OperatorPolicy } from '../policy/operator-policy.ts';
 import { SecretCipher } from '../secrets/secret-cipher.ts';
 import { AgentDelegationService } from './agent-delegation-service.ts';
@@ -73,6 +74,8 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
   const secrets = new SecretService(repositories.secrets, new SecretCipher(options.secretKey));
   const mcp = new McpServerService({
     ...options.mcp,
+    // NET-1's one allowlist: the policy's `outboundAllow` unless the caller passed the pool its own.
+    outboundAllowlist: options.mcp?.outboundAllowlist ?? parseOutboundAllowlist(policy.outboundAllow),
     repository: repositories.mcpServers,
     secrets,
     reservedNames: () => options.registry.listEntries().map((entry) => entry.tool.definition.name),

@@ -1,10 +1,22 @@
-import { existsSync, linkSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolRegistry } from '../../src/core/tool-registry.ts';
+import { createMcpEndpointPlugin, mcpAllowedHosts } from '../../src/http/plugins/mcp-endpoint.ts';
 import { closeScanWorkers } from '../../src/fs/scan-pool.ts';
 import type { ToolportDatabase } from '../../src/persistence/database.ts';
 import { loadOperatorPolicy } from '../../src/policy/load-operator-policy.ts';
@@ -109,7 +121,9 @@ describe.each(TEST_ENGINES)('AUTH-2 operator policy against the issue 9 attacks 
     server = await startTestServer(database, {
       registry: registerBuiltinTools(new ToolRegistry()),
       services: { policy, providerMaxRetries: 0 },
+      plugins: [createMcpEndpointPlugin({ allowedHosts: mcpAllowedHosts('127.0.0.1') })],
     });
+    await server.app.listen({ host: '127.0.0.1', port: 0 });
     admin = await createTestUser(server.services, 'admin', { isAdmin: true });
     user = await createTestUser(server.services, 'user');
   });
@@ -201,6 +215,8 @@ describe.each(TEST_ENGINES)('AUTH-2 operator policy against the issue 9 attacks 
     });
     expectRefused(await call('PATCH', `/api/mcp-servers/${stored.id}`, user, { enabled: true }), 'mcp.stdio');
     expect((await call('GET', '/api/settings/tools', user)).status).toBe(200);
+    const listed = await call('GET', '/api/mcp-servers', user);
+    expect(JSON.stringify(listed.body)).toContain('policy \\"mcp.stdio\\"');
     const chatId = String((await call('POST', '/api/chats', user, {})).body.id);
     expect((await call('GET', `/api/chats/${chatId}/capabilities`, user)).status).toBe(200);
     expect(existsSync(marker)).toBe(false);
@@ -242,6 +258,12 @@ describe.each(TEST_ENGINES)('AUTH-2 operator policy against the issue 9 attacks 
     expect(written.status).toBe(200);
     expect(existsSync(join(project, 'notes.txt'))).toBe(true);
     expect((await execute(user, 'read_file', { path: '/etc/passwd' }, chatId)).status).toBe(403);
+    // A symlink inside the working directory that leads out is decided on its real path: outside.
+    writeFileSync(join(outside, 'beyond.txt'), 'beyond\n');
+    symlinkSync(outside, join(project, 'link-out'));
+    const viaLink = await execute(user, 'read_file', { path: 'link-out/beyond.txt' }, chatId);
+    expect(viaLink.status).toBe(403);
+    expect(viaLink.raw).not.toContain('beyond\\n');
     expect((await execute(user, 'write_file', { path: stray, content: 'x' }, chatId)).status).toBe(403);
     expect(existsSync(stray)).toBe(false);
 
@@ -355,6 +377,70 @@ describe.each(TEST_ENGINES)('AUTH-2 operator policy against the issue 9 attacks 
     });
     expect(adminConfig.status).toBe(201);
     expect(canary.hits()).toBe(0);
+  });
+
+  it('holds /mcp and chat turns to the same policy: no shell, file tools confined', async () => {
+    const other = await createTestUser(server.services, 'mcp-user');
+    await server.services.repositories.toolSettings.update(other.id, 'bash', () => ({
+      enabled: true,
+      parameters: {},
+    }));
+    const port = (server.app.server.address() as AddressInfo).port;
+    const client = new Client({ name: 'policy-test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${other.token}` } },
+      }),
+    );
+    try {
+      const names = (await client.listTools()).tools.map((tool) => tool.name);
+      expect(names).toContain('read_file');
+      expect(names).not.toContain('bash');
+      const read = await client.callTool({ name: 'read_file', arguments: { path: '/etc/passwd' } });
+      expect(read.isError).toBe(true);
+      expect(JSON.stringify(read.content)).toContain('files.confineUsers');
+      expect(JSON.stringify(read.content)).not.toContain('root:');
+    } finally {
+      await client.close();
+    }
+
+    const provider = await call('POST', '/api/providers', other, {
+      name: 'upstream',
+      provider: 'openai-chat',
+      baseUrl: upstream.baseURLFor('openai-chat'),
+      defaultModel: 'm',
+    });
+    expect(provider.status).toBe(201);
+    const chatId = await newChat(other, project);
+    const since = upstream.requests.length;
+    upstream.enqueue(
+      'openai-chat',
+      scriptStep('openai-chat', {
+        toolCalls: [
+          {
+            id: 'c1',
+            name: 'read_file',
+            arguments: JSON.stringify({ path: '/proc/self/environ', view: 'base64' }),
+          },
+          { id: 'c2', name: 'bash', arguments: JSON.stringify({ command: 'env' }) },
+        ],
+      }),
+    );
+    upstream.enqueue('openai-chat', scriptStep('openai-chat', { text: 'done' }));
+    const turn = await call('POST', `/api/chats/${chatId}/turns`, other, { message: 'leak it' });
+    expect(turn.status).toBe(200);
+    const results = turn.raw
+      .split('\n')
+      .filter((line) => line.startsWith('data: {"type":"tool_result"'))
+      .map((line) => JSON.parse(line.slice('data: '.length)) as { name: string; error?: { code: string } });
+    expect(results.map((result) => [result.name, result.error?.code]).sort()).toEqual([
+      ['bash', 'not_found'],
+      ['read_file', 'permission_denied'],
+    ]);
+    // The model was offered no shell.
+    const offered = JSON.stringify(upstream.requests[since]?.body.tools ?? []);
+    expect(offered).toContain('read_file');
+    expect(offered).not.toContain('"bash"');
   });
 
   it('shows the effective policy to admins only', async () => {
