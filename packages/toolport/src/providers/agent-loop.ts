@@ -1,8 +1,8 @@
-import type { ToolExecutionOutcome } from '../core/execute-tool.ts';
+import type { ToolErrorPayload, ToolExecutionOutcome } from '../core/execute-tool.ts';
 import { stringifyToolResult } from '../core/serialize-result.ts';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
 import type { ToolportLogger } from '../core/tool-types.ts';
-import { isAbortError, toProviderStreamError } from './provider-errors.ts';
+import { classifyProviderError, isAbortError, toProviderFailure } from './provider-errors.ts';
 import type {
   CompletedToolCall,
   ProviderAdapter,
@@ -81,6 +81,21 @@ function answerWithoutRunning(
   );
 }
 
+/**
+ * The assistant message that closes a turn the model did not answer (a provider error, the iteration limit), in the
+ * session and in a replayed transcript: every provider wants the next user message to follow an assistant one.
+ */
+export function unansweredTurnNote(reason: string): string {
+  return `(No answer: ${reason})`;
+}
+
+const NOT_RUN_AFTER_PROVIDER_ERROR = 'Not run: the provider failed before the turn could run this call.';
+
+function notRunResult(id: string, name: string, message: string): StreamEvent {
+  const error: ToolErrorPayload = { code: 'aborted', message };
+  return { type: 'tool_result', id, name, error, output: JSON.stringify({ error }) };
+}
+
 function resultForModel(call: CompletedToolCall, outcome: ToolExecutionOutcome): ToolResultForModel {
   return { callId: call.id, toolName: call.name, output: outcome.output, isError: !outcome.ok };
 }
@@ -107,6 +122,8 @@ export async function* runAgentTurn(
   ];
 
   session.addUserMessage(options.userMessage);
+  // Calls the current step announced: a failure mid-step answers each, so no client is left with a dangling call.
+  const announced = new Map<string, string>();
   try {
     for (;;) {
       if (signal?.aborted) {
@@ -115,7 +132,19 @@ export async function* runAgentTurn(
         return summary;
       }
       iterations += 1;
-      const outcome: StepOutcome = yield* session.streamStep(signal);
+      announced.clear();
+      const step = session.streamStep(signal);
+      let outcome: StepOutcome;
+      for (;;) {
+        const next = await step.next();
+        if (next.done === true) {
+          outcome = next.value;
+          break;
+        }
+        if (next.value.type === 'tool_call_started') announced.set(next.value.id, next.value.name);
+        yield next.value;
+      }
+      announced.clear();
       usage = addUsage(usage, outcome.usage);
       text += outcome.text;
       const calls = outcome.toolCalls;
@@ -137,6 +166,10 @@ export async function* runAgentTurn(
           session,
           calls,
           `Not run: the turn reached its limit of ${maxIterations} model calls.`,
+        );
+        session.addAssistantMessage?.(
+          unansweredTurnNote(`the turn stopped after ${maxIterations} model calls.`),
+          [],
         );
         const [event, summary] = finish(
           'max_iterations',
@@ -213,14 +246,22 @@ export async function* runAgentTurn(
       yield event;
       return summary;
     }
-    const failure = toProviderStreamError(error);
-    options.logger?.warn({ status: failure.status, error: failure.message }, 'provider call failed');
+    const failure = toProviderFailure(classifyProviderError(error, { provider: 'unknown', url: 'unknown' }));
+    options.logger?.warn(
+      { provider: failure.provider, status: failure.status, type: failure.type, error: failure.message },
+      'provider call failed',
+    );
+    for (const [id, name] of announced) yield notRunResult(id, name, NOT_RUN_AFTER_PROVIDER_ERROR);
     yield {
       type: 'error',
       code: 'provider_error',
       message: failure.message,
       ...(failure.status === undefined ? {} : { status: failure.status }),
+      provider: failure.provider,
+      retryable: failure.retryable,
+      error: failure,
     };
+    session.addAssistantMessage?.(unansweredTurnNote(`the turn failed. ${failure.message}`), []);
     const [event, summary] = finish('error', failure.message);
     yield event;
     return summary;

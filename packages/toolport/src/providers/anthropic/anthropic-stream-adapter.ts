@@ -15,6 +15,7 @@ import type {
   StepOutcome,
   ToolResultForModel,
 } from '../provider-adapter.ts';
+import { classifiedStep, providerErrorContext } from '../provider-errors.ts';
 import type { StepEvent, StopReason } from '../stream-events.ts';
 import { ToolCallAccumulator } from '../tool-call-accumulator.ts';
 import { toolDefsToAnthropic } from './anthropic-tool-mapper.ts';
@@ -179,7 +180,13 @@ class AnthropicSession implements ProviderSession {
     if (content.length > 0) this.#messages.push({ role: 'assistant', content });
   }
 
-  async *streamStep(signal?: AbortSignal): AsyncGenerator<StepEvent, StepOutcome> {
+  streamStep(signal?: AbortSignal): AsyncGenerator<StepEvent, StepOutcome> {
+    return classifiedStep(providerErrorContext('anthropic', this.#options.baseURL), signal, () =>
+      this.#streamStep(signal),
+    );
+  }
+
+  async *#streamStep(signal?: AbortSignal): AsyncGenerator<StepEvent, StepOutcome> {
     const stream = await this.#client.messages.create(
       {
         model: this.#options.model,

@@ -15,6 +15,7 @@ import type {
   StepOutcome,
   ToolResultForModel,
 } from '../provider-adapter.ts';
+import { classifiedStep, providerErrorContext } from '../provider-errors.ts';
 import type { StepEvent, StopReason, TokenUsage } from '../stream-events.ts';
 import { emptyUsage } from '../stream-events.ts';
 import { toolDefsToGeminiFunctionDeclarations } from './gemini-tool-mapper.ts';
@@ -185,7 +186,13 @@ class GeminiSession implements ProviderSession {
     if (parts.length > 0) this.#contents.push({ role: 'model', parts });
   }
 
-  async *streamStep(signal?: AbortSignal): AsyncGenerator<StepEvent, StepOutcome> {
+  streamStep(signal?: AbortSignal): AsyncGenerator<StepEvent, StepOutcome> {
+    return classifiedStep(providerErrorContext('gemini', this.#options.baseURL), signal, () =>
+      this.#streamStep(signal),
+    );
+  }
+
+  async *#streamStep(signal?: AbortSignal): AsyncGenerator<StepEvent, StepOutcome> {
     const stream = await this.#client.models.generateContentStream({
       model: this.#options.model,
       contents: this.#contents,

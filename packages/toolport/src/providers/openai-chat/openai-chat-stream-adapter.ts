@@ -13,6 +13,7 @@ import type {
   StepOutcome,
   ToolResultForModel,
 } from '../provider-adapter.ts';
+import { classifiedStep, providerErrorContext } from '../provider-errors.ts';
 import type { StepEvent, StopReason, TokenUsage } from '../stream-events.ts';
 import { emptyUsage } from '../stream-events.ts';
 import { ToolCallAccumulator } from '../tool-call-accumulator.ts';
@@ -119,7 +120,13 @@ class ChatCompletionsSession implements ProviderSession {
     });
   }
 
-  async *streamStep(signal?: AbortSignal): AsyncGenerator<StepEvent, StepOutcome> {
+  streamStep(signal?: AbortSignal): AsyncGenerator<StepEvent, StepOutcome> {
+    return classifiedStep(providerErrorContext('openai-chat', this.#options.baseURL), signal, () =>
+      this.#streamStep(signal),
+    );
+  }
+
+  async *#streamStep(signal?: AbortSignal): AsyncGenerator<StepEvent, StepOutcome> {
     const stream = await this.#client.chat.completions.create(
       {
         model: this.#options.model,

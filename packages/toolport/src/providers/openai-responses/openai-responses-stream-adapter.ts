@@ -15,6 +15,7 @@ import type {
   ToolResultForModel,
 } from '../provider-adapter.ts';
 import { ProviderStreamError } from '../provider-adapter.ts';
+import { classifiedStep, providerErrorContext } from '../provider-errors.ts';
 import type { StepEvent, StopReason, TokenUsage } from '../stream-events.ts';
 import { emptyUsage } from '../stream-events.ts';
 import { ToolCallAccumulator } from '../tool-call-accumulator.ts';
@@ -90,9 +91,13 @@ export async function* parseResponsesStream(
         finalOutput = event.response.output as ResponseInputItem[];
         break;
       case 'response.failed':
-        throw new ProviderStreamError(event.response.error?.message ?? 'The response failed.');
+        throw new ProviderStreamError(event.response.error?.message ?? 'The response failed.', undefined, {
+          ...(event.response.error?.code ? { providerCode: event.response.error.code } : {}),
+        });
       case 'error':
-        throw new ProviderStreamError(event.message);
+        throw new ProviderStreamError(event.message, undefined, {
+          ...(event.code ? { providerCode: event.code } : {}),
+        });
       default:
         break;
     }
@@ -140,7 +145,13 @@ class ResponsesSession implements ProviderSession {
     }
   }
 
-  async *streamStep(signal?: AbortSignal): AsyncGenerator<StepEvent, StepOutcome> {
+  streamStep(signal?: AbortSignal): AsyncGenerator<StepEvent, StepOutcome> {
+    return classifiedStep(providerErrorContext('openai', this.#options.baseURL), signal, () =>
+      this.#streamStep(signal),
+    );
+  }
+
+  async *#streamStep(signal?: AbortSignal): AsyncGenerator<StepEvent, StepOutcome> {
     const stream = await this.#client.responses.create(
       {
         model: this.#options.model,
