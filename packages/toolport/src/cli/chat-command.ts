@@ -67,6 +67,8 @@ async function renderTurn(
   const activity = interactiveTerminal ? io.stdout : io.stderr;
   let stepText = '';
   let stopReason: StopReason = 'error';
+  // An error event fails the turn whatever stop reason follows it (exit 1).
+  let sawError = false;
   for await (const event of events) {
     switch (event.type) {
       case 'text_delta':
@@ -95,6 +97,7 @@ async function renderTurn(
         );
         break;
       case 'error':
+        sawError = true;
         io.stderr(
           `toolport: provider error${event.status === undefined ? '' : ` (${event.status})`}: ${event.message}\n`,
         );
@@ -110,7 +113,7 @@ async function renderTurn(
         break;
     }
   }
-  return stopReason;
+  return sawError ? 'error' : stopReason;
 }
 
 /**

@@ -31,7 +31,7 @@ const DEFAULT_MAX_TOKENS = 8192;
 
 type BlockState =
   | { type: 'text'; text: string }
-  | { type: 'tool_use'; id: string }
+  | { type: 'tool_use'; id: string; initialInput: string; streamed: boolean }
   | { type: 'thinking'; thinking: string; signature: string }
   | { type: 'other' };
 
@@ -80,7 +80,13 @@ export async function* parseAnthropicStream(
             yield { type: 'text_delta', delta: block.text };
           }
         } else if (block.type === 'tool_use') {
-          blocks.set(event.index, { type: 'tool_use', id: block.id });
+          // Anthropic sends `input: {}` here and streams the arguments; gateways may send the whole input instead.
+          const initial = block.input as unknown;
+          const initialInput =
+            typeof initial === 'object' && initial !== null && Object.keys(initial).length > 0
+              ? JSON.stringify(initial)
+              : '';
+          blocks.set(event.index, { type: 'tool_use', id: block.id, initialInput, streamed: false });
           yield* calls.apply({ id: block.id, index: event.index, name: block.name });
         } else if (block.type === 'thinking') {
           blocks.set(event.index, { type: 'thinking', thinking: block.thinking, signature: block.signature });
@@ -95,6 +101,7 @@ export async function* parseAnthropicStream(
           text += delta.text;
           if (delta.text !== '') yield { type: 'text_delta', delta: delta.text };
         } else if (delta.type === 'input_json_delta' && block?.type === 'tool_use') {
+          if (delta.partial_json !== '') block.streamed = true;
           yield* calls.apply({ id: block.id, argumentsDelta: delta.partial_json });
         } else if (delta.type === 'thinking_delta' && block?.type === 'thinking') {
           block.thinking += delta.thinking;
@@ -105,7 +112,11 @@ export async function* parseAnthropicStream(
       }
       case 'content_block_stop': {
         const block = blocks.get(event.index);
-        if (block?.type === 'tool_use') yield* calls.complete(block.id);
+        if (block?.type === 'tool_use') {
+          if (!block.streamed && block.initialInput !== '')
+            yield* calls.apply({ id: block.id, argumentsDelta: block.initialInput });
+          yield* calls.complete(block.id);
+        }
         break;
       }
       case 'message_delta':
@@ -116,6 +127,9 @@ export async function* parseAnthropicStream(
         break;
     }
   }
+  for (const block of blocks.values())
+    if (block.type === 'tool_use' && !block.streamed && block.initialInput !== '')
+      yield* calls.apply({ id: block.id, argumentsDelta: block.initialInput }); // a no-op once completed
   yield* calls.completeAll();
   const toolCalls = calls.completedCalls();
   const argumentsById = new Map(toolCalls.map((call) => [call.id, call]));
