@@ -1,9 +1,23 @@
-import type { TranscriptMessage } from '../persistence/repositories/chat-message-repository.ts';
-import type { ProviderSession, ToolResultForModel } from '../providers/provider-adapter.ts';
+import type {
+  TranscriptMessage,
+  TranscriptToolCall,
+} from '../persistence/repositories/chat-message-repository.ts';
+import { argumentsFragmentText } from '../providers/arguments-as-object.ts';
+import type {
+  CompletedToolCall,
+  ProviderSession,
+  ToolResultForModel,
+} from '../providers/provider-adapter.ts';
 
 const NOT_RUN_OUTPUT = JSON.stringify({
   error: { code: 'aborted', message: 'Not run: the turn ended before this call ran.' },
 });
+
+/** A stored call whose `arguments` is an object (as some servers send them) replays as its JSON text. */
+function withTextArguments(call: TranscriptToolCall): CompletedToolCall {
+  const raw: unknown = call.arguments;
+  return { ...call, arguments: argumentsFragmentText(raw) ?? '' };
+}
 
 /**
  * Feeds a persisted transcript into a fresh session in the provider's own format, so the next turn continues the
@@ -19,7 +33,7 @@ export function replayTranscript(session: ProviderSession, messages: readonly Tr
     }
     if (message.role === 'tool') continue; // Results are consumed with the assistant message that made the calls.
     if (session.addAssistantMessage === undefined) continue;
-    session.addAssistantMessage(message.content, message.toolCalls);
+    session.addAssistantMessage(message.content, message.toolCalls.map(withTextArguments));
     if (message.toolCalls.length === 0) continue;
     const results = new Map<string, ToolResultForModel>();
     while (messages[index + 1]?.role === 'tool') {

@@ -5,7 +5,7 @@ import type {
   RawMessageStreamEvent,
   Tool,
 } from '@anthropic-ai/sdk/resources/messages/messages';
-import { parseToolArgumentsJson } from '../../core/tool-arguments.ts';
+import { argumentsAsObject } from '../arguments-as-object.ts';
 import type {
   CompletedToolCall,
   ProviderAdapter,
@@ -17,6 +17,7 @@ import type {
 } from '../provider-adapter.ts';
 import { classifiedStep, providerErrorContext } from '../provider-errors.ts';
 import type { StepEvent, StopReason } from '../stream-events.ts';
+import { ANTHROPIC_CALL_IDS, ReplayedCallIds } from '../replayed-call-ids.ts';
 import { ToolCallAccumulator } from '../tool-call-accumulator.ts';
 import { toolDefsToAnthropic } from './anthropic-tool-mapper.ts';
 
@@ -34,18 +35,6 @@ type BlockState =
   | { type: 'tool_use'; id: string; initialInput: string; streamed: boolean }
   | { type: 'thinking'; thinking: string; signature: string }
   | { type: 'other' };
-
-function argumentsAsInput(text: string): Record<string, unknown> {
-  // The history needs an object; a malformed one was already answered with a validation error result.
-  try {
-    const parsed = parseToolArgumentsJson(text);
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
-      ? (parsed as Record<string, unknown>)
-      : {};
-  } catch {
-    return {};
-  }
-}
 
 /**
  * Turns an Anthropic Messages event stream into PROV-3 step events and the assistant message for the history.
@@ -147,7 +136,7 @@ export async function* parseAnthropicStream(
           type: 'tool_use',
           id: call.id,
           name: call.name,
-          input: argumentsAsInput(call.arguments),
+          input: argumentsAsObject(call.arguments),
         });
     }
   }
@@ -169,6 +158,7 @@ class AnthropicSession implements ProviderSession {
   readonly #system: string | undefined;
   readonly #tools: Tool[];
   readonly #messages: MessageParam[] = [];
+  readonly #replayedIds = new ReplayedCallIds(ANTHROPIC_CALL_IDS);
 
   constructor(client: Anthropic, options: ProviderAdapterOptions, session: SessionOptions) {
     this.#client = client;
@@ -187,9 +177,9 @@ class AnthropicSession implements ProviderSession {
     for (const call of toolCalls)
       content.push({
         type: 'tool_use',
-        id: call.id,
+        id: this.#replayedIds.forCall(call.id),
         name: call.name,
-        input: argumentsAsInput(call.arguments),
+        input: argumentsAsObject(call.arguments),
       });
     if (content.length > 0) this.#messages.push({ role: 'assistant', content });
   }
@@ -221,7 +211,7 @@ class AnthropicSession implements ProviderSession {
       role: 'user',
       content: results.map((result) => ({
         type: 'tool_result' as const,
-        tool_use_id: result.callId,
+        tool_use_id: this.#replayedIds.forResult(result.callId),
         content: result.output,
         ...(result.isError ? { is_error: true } : {}),
       })),
