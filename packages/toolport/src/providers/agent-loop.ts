@@ -89,6 +89,11 @@ export function unansweredTurnNote(reason: string): string {
   return `(No answer: ${reason})`;
 }
 
+/** The note that closes a failed turn, in the session and in the recorded transcript alike. */
+export function failedTurnNote(message: string): string {
+  return unansweredTurnNote(`the turn failed. ${message}`);
+}
+
 const NOT_RUN_AFTER_PROVIDER_ERROR = 'Not run: the provider failed before the turn could run this call.';
 
 function notRunResult(id: string, name: string, message: string): StreamEvent {
@@ -261,7 +266,7 @@ export async function* runAgentTurn(
       retryable: failure.retryable,
       error: failure,
     };
-    session.addAssistantMessage?.(unansweredTurnNote(`the turn failed. ${failure.message}`), []);
+    session.addAssistantMessage?.(failedTurnNote(failure.message), []);
     const [event, summary] = finish('error', failure.message);
     yield event;
     return summary;

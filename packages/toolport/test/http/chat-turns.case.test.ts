@@ -378,9 +378,17 @@ describe.each(TEST_ENGINES)(
       const second = await turn(user, chatId, { message: 'well?' });
       expect(second.at(-1)).toMatchObject({ type: 'turn_completed', stopReason: 'end_turn' });
       const messages = requestsFor('openai-chat', since)[0]!.body.messages as Json[];
-      expect(messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'user']);
+      // The unanswered turn is closed by an assistant note, so the new user message follows an assistant one.
+      expect(messages.map((message) => message.role)).toEqual([
+        'user',
+        'assistant',
+        'tool',
+        'assistant',
+        'user',
+      ]);
       expect(messages[2]).toMatchObject({ tool_call_id: 'call_late' });
       expect(String(messages[2]!.content)).toContain('Not run');
+      expect(String(messages[3]!.content)).toContain('No answer');
     });
 
     it('IMG-1: generate_image stores images under the data dir, the result links to them, the owner alone reads them', async () => {
