@@ -170,9 +170,10 @@ export {
 export type { GeminiInteractionsFunctionTool } from './providers/gemini/gemini-tool-mapper.ts';
 export { toGeminiSchema } from './providers/gemini/to-gemini-schema.ts';
 export type { ToolMapperOptions } from './providers/tool-mapper-options.ts';
-export { API_KEY_ENVIRONMENT_VARIABLES, createProviderAdapter } from './providers/create-provider-adapter.ts';
+// The SDK-backed adapters and image generation live in `toolport/providers`, so this entry loads no provider SDK.
 export { PROVIDER_NAMES, ProviderStreamError } from './providers/provider-adapter.ts';
 export type {
+  ProviderErrorType,
   CompletedToolCall,
   ProviderAdapter,
   ProviderAdapterOptions,
@@ -200,7 +201,8 @@ export type {
 } from './providers/stream-events.ts';
 export { inspectProviderTools } from './providers/inspect-provider-tools.ts';
 export type { InspectedProviderTool } from './providers/inspect-provider-tools.ts';
-export { createImageGenerationService } from './providers/images/image-generation-service.ts';
+export { classifyProviderError } from './providers/provider-errors.ts';
+export type { ProviderErrorContext, ProviderFailure } from './providers/provider-errors.ts';
 export type {
   ImageGenerationServiceOptions,
   ImageProviderConfig,
