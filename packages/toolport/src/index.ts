@@ -40,7 +40,9 @@ export type {
   ToolDefinition,
   ToolMode,
   ToolParameterDescriptor,
+  ToolParameterFormat,
   ToolParameterType,
+  ToolParameterValidator,
   ToolParameters,
   ToolProgress,
   ToolServices,
@@ -79,6 +81,7 @@ export type {
 // Settings policy (CORE-3)
 export {
   TIMEOUT_SECONDS_DESCRIPTOR,
+  checkToolParameterMeaning,
   clampIntegerSetting,
   getDefaultToolSettings,
   getSafeEffectiveToolSettings,
