@@ -8,7 +8,6 @@ import { buildServer, TOOLPORT_VERSION, type ToolportServerPlugin } from '../htt
 import { createMcpEndpointPlugin, mcpAllowedHosts } from '../http/plugins/mcp-endpoint.ts';
 import { parseOutboundAllowlist } from '../net/parse-outbound-allowlist.ts';
 import { migrateDatabase, openDatabase } from '../persistence/database.ts';
-import { FileImageStore } from '../providers/images/file-image-store.ts';
 import { loadSecretKey } from '../secrets/secret-key.ts';
 import type { UserToolSource } from '../services/tool-catalog.ts';
 import { createToolportServices, type ToolportServices } from '../services/toolport-services.ts';
@@ -114,8 +113,7 @@ async function serve(
         mcp: { outboundAllowlist },
         // The database, secret key and admin token live here: no model-driven filesystem tool may reach them.
         protectedPaths: [dataDirectory, ...sqliteFileOf(databaseUrl)],
-        // IMG-1: generated images live in the data dir, one folder per user, served by GET /api/images/:id.
-        imageStore: new FileImageStore(join(dataDirectory, 'images'), '/api/images/', { scopeByUser: true }),
+        // IMG-1: generated images live in the database (the services' default), so every instance serves them.
         ...(providerKeysFromEnvironment(io.env) ? { providerKeyEnvironment: io.env } : {}),
       });
       // `/mcp` answers only to the names this server is reached by (DNS-rebinding protection).

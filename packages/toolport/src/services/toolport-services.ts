@@ -1,8 +1,8 @@
+import { DatabaseImageStore, type ServedImageStore } from './database-image-store.ts';
 import type { ToolRegistry } from '../core/tool-registry.ts';
 import type { OutboundHttpClient, ToolportLogger } from '../core/tool-types.ts';
 import type { ToolportDatabase } from '../persistence/database.ts';
 import { createRepositories, type Repositories } from '../persistence/repositories.ts';
-import type { FileImageStore } from '../providers/images/file-image-store.ts';
 import { SecretCipher } from '../secrets/secret-cipher.ts';
 import { ApiTokenService } from './api-token-service.ts';
 import { ChatService } from './chat-service.ts';
@@ -25,8 +25,11 @@ export interface ToolportServicesOptions {
   logger?: ToolportLogger;
   /** The MCP client pool's outbound policy and timeouts (users' MCP servers always join `toolSources`). */
   mcp?: McpServiceOptions;
-  /** Where generate_image keeps images (per user) and `GET /api/images/:id` reads them. */
-  imageStore?: FileImageStore;
+  /**
+   * Where generate_image keeps images (per user) and `GET /api/images/:id` reads them. Default: the database, so
+   * every instance sharing it serves every image; a `FileImageStore` on a shared directory also works.
+   */
+  imageStore?: ServedImageStore;
   /** Paths no filesystem tool may touch, whatever a user's settings say: `toolport serve` passes its data dir. */
   protectedPaths?: readonly string[];
   /** The operator's opt-in fallback for provider API keys (see ProviderConfigService). */
@@ -49,13 +52,14 @@ export interface ToolportServices {
   readonly mcp: McpServerService;
   readonly providers: ProviderConfigService;
   readonly chatTurns: ChatTurnService;
-  readonly imageStore: FileImageStore | undefined;
+  readonly imageStore: ServedImageStore;
   /** Waits for background audit inserts; the caller closes the database. */
   flush(): Promise<void>;
 }
 
 export function createToolportServices(options: ToolportServicesOptions): ToolportServices {
   const repositories = createRepositories(options.database, options.logger);
+  const imageStore = options.imageStore ?? new DatabaseImageStore(repositories.images);
   const secrets = new SecretService(repositories.secrets, new SecretCipher(options.secretKey));
   const mcp = new McpServerService({
     ...options.mcp,
@@ -102,12 +106,12 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
       messages: repositories.chatMessages,
       providers,
       toolRuntime,
-      imageStore: options.imageStore,
+      imageStore,
       maxRetries: options.providerMaxRetries,
       logger: options.logger,
     }),
     mcp,
-    imageStore: options.imageStore,
+    imageStore,
     flush: () => repositories.toolExecutions.flush(),
   };
 }
