@@ -1,18 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { GeneratedImage, ImageStore, StoredImage } from '../core/tool-types.ts';
 import type { ImageRepository } from '../persistence/repositories/image-repository.ts';
+import { IMAGE_EXTENSIONS } from '../providers/images/file-image-store.ts';
 
 /** An image store the API can serve from: `GET /api/images/:id` reads through `readImage` for the caller. */
 export interface ServedImageStore extends ImageStore {
   readImage(id: string, userId: string): Promise<{ data: Uint8Array; mimeType: string } | undefined>;
 }
-
-const EXTENSIONS: Record<string, string> = {
-  'image/png': 'png',
-  'image/jpeg': 'jpg',
-  'image/webp': 'webp',
-  'image/gif': 'gif',
-};
 
 /**
  * IMG-1 in the database: the default store of `toolport serve`. Every instance sharing the database serves every
@@ -31,7 +25,7 @@ export class DatabaseImageStore implements ServedImageStore {
     image: GeneratedImage,
     owner: { userId: string; chatId: string | undefined; callId: string },
   ): Promise<StoredImage> {
-    const id = `${randomUUID()}.${EXTENSIONS[image.mimeType] ?? 'bin'}`;
+    const id = `${randomUUID()}.${IMAGE_EXTENSIONS[image.mimeType] ?? 'bin'}`;
     await this.#images.insert({
       id,
       userId: owner.userId,
