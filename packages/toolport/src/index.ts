@@ -175,6 +175,7 @@ export { toGeminiSchema } from './providers/gemini/to-gemini-schema.ts';
 export type { ToolMapperOptions } from './providers/tool-mapper-options.ts';
 // The SDK-backed adapters and image generation live in `toolport/providers`, so this entry loads no provider SDK.
 export { PROVIDER_NAMES, ProviderStreamError } from './providers/provider-adapter.ts';
+export { API_KEY_ENVIRONMENT_VARIABLES } from './providers/api-key-variables.ts';
 export type {
   ProviderErrorType,
   CompletedToolCall,

@@ -3,7 +3,7 @@ import type { ToolRuntime } from '../core/tool-runtime.ts';
 import { migrateDatabase, openDatabase } from '../persistence/database.ts';
 import type { ChatRecord } from '../persistence/repositories/chat-repository.ts';
 import type { ProviderConfigRecord } from '../persistence/repositories/provider-config-repository.ts';
-import { API_KEY_ENVIRONMENT_VARIABLES } from '../providers/create-provider-adapter.ts';
+import { API_KEY_ENVIRONMENT_VARIABLES } from '../providers/api-key-variables.ts';
 import type { ProviderName } from '../providers/provider-adapter.ts';
 import { loadSecretKey } from '../secrets/secret-key.ts';
 import { createToolportServices } from '../services/toolport-services.ts';
