@@ -94,6 +94,7 @@ export function failedTurnNote(message: string): string {
   return unansweredTurnNote(`the turn failed. ${message}`);
 }
 
+const NOT_RUN_AFTER_CANCEL = 'Not run: the turn was cancelled.';
 const NOT_RUN_AFTER_PROVIDER_ERROR = 'Not run: the provider failed before the turn could run this call.';
 
 function notRunResult(id: string, name: string, message: string): StreamEvent {
@@ -149,17 +150,18 @@ export async function* runAgentTurn(
         if (next.value.type === 'tool_call_started') announced.set(next.value.id, next.value.name);
         yield next.value;
       }
-      announced.clear();
       usage = addUsage(usage, outcome.usage);
       text += outcome.text;
       const calls = outcome.toolCalls;
       // Some SDKs end an aborted stream quietly instead of throwing: the signal is the truth.
       if (signal?.aborted) {
-        answerWithoutRunning(session, calls, 'Not run: the turn was cancelled.');
+        answerWithoutRunning(session, calls, NOT_RUN_AFTER_CANCEL);
+        for (const [id, name] of announced) yield notRunResult(id, name, NOT_RUN_AFTER_CANCEL);
         const [event, summary] = finish('cancelled', 'The turn was cancelled.');
         yield event;
         return summary;
       }
+      announced.clear();
       if (calls.length === 0) {
         const [event, summary] = finish(outcome.stopReason);
         yield event;
@@ -247,6 +249,7 @@ export async function* runAgentTurn(
     }
   } catch (error) {
     if (isAbortError(error, signal)) {
+      for (const [id, name] of announced) yield notRunResult(id, name, NOT_RUN_AFTER_CANCEL);
       const [event, summary] = finish('cancelled', 'The turn was cancelled.');
       yield event;
       return summary;

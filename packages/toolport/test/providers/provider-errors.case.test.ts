@@ -237,3 +237,35 @@ describe('PROV-3 a failure mid-stream answers every call announced before it', (
     },
   );
 });
+
+describe('PROV-4 a cancellation mid-stream answers every call announced before it', () => {
+  let server: FakeProviderServer;
+  beforeAll(async () => {
+    server = await FakeProviderServer.start();
+  });
+  afterAll(() => server.close());
+
+  it.each(['openai-chat', 'anthropic'] as const)(
+    '%s: the announced call gets a not-run tool_result',
+    async (provider) => {
+      const payloads = scriptStep(provider, {
+        toolCalls: [{ id: 'call_1', name: 'add', arguments: '{"a":1,"b":2}' }],
+      });
+      server.enqueue(provider, { payloads: payloads.slice(0, provider === 'anthropic' ? 3 : 2), hang: true });
+      const controller = new AbortController();
+      const { events, summary } = await runTurn(server, provider, buildRuntime(), {
+        signal: controller.signal,
+        onEvent: (event) => {
+          if (event.type === 'tool_call_started') controller.abort();
+        },
+      });
+      expect(summary.stopReason).toBe('cancelled');
+      const started = events.filter((event) => event.type === 'tool_call_started');
+      expect(started).toHaveLength(1);
+      expect(events.filter((event) => event.type === 'tool_result')).toEqual([
+        expect.objectContaining({ id: started[0]!.id, error: expect.objectContaining({ code: 'aborted' }) }),
+      ]);
+      expect(events.at(-1)).toMatchObject({ type: 'turn_completed', stopReason: 'cancelled' });
+    },
+  );
+});
