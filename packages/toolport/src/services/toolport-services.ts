@@ -3,6 +3,7 @@ import type { ToolRegistry } from '../core/tool-registry.ts';
 import type { OutboundHttpClient, ToolportLogger } from '../core/tool-types.ts';
 import type { ToolportDatabase } from '../persistence/database.ts';
 import { createRepositories, type Repositories } from '../persistence/repositories.ts';
+import { DEFAULT_OPERATOR_POLICY, type OperatorPolicy } from '../policy/operator-policy.ts';
 import { SecretCipher } from '../secrets/secret-cipher.ts';
 import { ApiTokenService } from './api-token-service.ts';
 import { ChatService } from './chat-service.ts';
@@ -36,6 +37,8 @@ export interface ToolportServicesOptions {
   providerKeyEnvironment?: Readonly<Record<string, string | undefined>>;
   /** SDK retries on provider 429/5xx (default 2). */
   providerMaxRetries?: number;
+  /** SPEC AUTH-2: what non-admin users may do (default: `DEFAULT_OPERATOR_POLICY`, safe for untrusted users). */
+  policy?: OperatorPolicy;
 }
 
 /** Everything the HTTP routes, the CLI and later the agent loop call, wired once over one database. */
@@ -53,6 +56,8 @@ export interface ToolportServices {
   readonly providers: ProviderConfigService;
   readonly chatTurns: ChatTurnService;
   readonly imageStore: ServedImageStore;
+  /** The operator policy every service enforces (frozen). */
+  readonly policy: OperatorPolicy;
   /** Waits for background audit inserts; the caller closes the database. */
   flush(): Promise<void>;
 }
@@ -112,6 +117,7 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
     }),
     mcp,
     imageStore,
+    policy: options.policy ?? DEFAULT_OPERATOR_POLICY,
     flush: () => repositories.toolExecutions.flush(),
   };
 }
