@@ -2,7 +2,7 @@ import type { ToolErrorPayload, ToolExecutionOutcome } from '../core/execute-too
 import { stringifyToolResult } from '../core/serialize-result.ts';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
 import type { ToolportLogger } from '../core/tool-types.ts';
-import { classifyProviderError, isAbortError, toProviderFailure } from './provider-errors.ts';
+import { isAbortError, toProviderFailure, toProviderStreamError } from './provider-errors.ts';
 import type {
   CompletedToolCall,
   ProviderAdapter,
@@ -254,7 +254,7 @@ export async function* runAgentTurn(
       yield event;
       return summary;
     }
-    const failure = toProviderFailure(classifyProviderError(error, { provider: 'unknown', url: 'unknown' }));
+    const failure = toProviderFailure(toProviderStreamError(error));
     options.logger?.warn(
       { provider: failure.provider, status: failure.status, type: failure.type, error: failure.message },
       'provider call failed',

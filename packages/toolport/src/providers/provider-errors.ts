@@ -1,3 +1,4 @@
+import { isToolportError } from '../core/errors.ts';
 import type { StepEvent } from './stream-events.ts';
 import { ProviderStreamError, type ProviderErrorType, type StepOutcome } from './provider-adapter.ts';
 
@@ -173,6 +174,19 @@ function connectionCode(error: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * NET-1 refusals reach the SDK as its fetch's error and come back as a generic "Connection error."; the refusal in
+ * the cause chain says what happened (AUTH-2: a base URL that resolves to a blocked address).
+ */
+function refusalInCauses(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 6 && current instanceof Error; depth += 1) {
+    if (isToolportError(current) && current.code === 'permission_denied') return current.message;
+    current = current.cause;
+  }
+  return undefined;
+}
+
 function isTimeout(error: unknown): boolean {
   const name = record(error)?.name;
   return name === 'APIConnectionTimeoutError' || name === 'TimeoutError';
@@ -216,6 +230,15 @@ export function classifyProviderError(error: unknown, context: ProviderErrorCont
       ? { providerCode: error.providerCode, finishReason: error.finishReason }
       : {}),
   };
+
+  const refusal = refusalInCauses(error);
+  if (refusal !== undefined)
+    return new ProviderStreamError(`${label} was not contacted: ${refusal}`, undefined, {
+      ...base,
+      type: 'permission_denied',
+      retryable: false,
+      url: context.url,
+    });
 
   if (status === undefined && (isTimeout(error) || isConnectionFailure(error))) {
     const type: ProviderErrorType = isTimeout(error) ? 'timeout' : 'connection';
@@ -263,6 +286,11 @@ export function toProviderFailure(error: ProviderStreamError): ProviderFailure {
     ...(error.url === undefined ? {} : { url: error.url }),
     ...(error.finishReason === undefined ? {} : { finishReason: error.finishReason }),
   };
+}
+
+/** Any failure as a classified `ProviderStreamError` when the provider is not known (custom adapters). */
+export function toProviderStreamError(error: unknown): ProviderStreamError {
+  return classifyProviderError(error, { provider: 'unknown', url: 'unknown' });
 }
 
 export function isAbortError(error: unknown, signal: AbortSignal | undefined): boolean {

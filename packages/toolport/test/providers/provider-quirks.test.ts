@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/cli/cli-io.ts';
 import { runCli } from '../../src/cli/main.ts';
-import type { ErrorEvent } from '../../src/providers/stream-events.ts';
+import { ToolportError } from '../../src/core/errors.ts';
+import { runAgentTurn, startConversation } from '../../src/providers/agent-loop.ts';
+import { createProviderAdapter } from '../../src/providers/create-provider-adapter.ts';
+import type { ErrorEvent, StreamEvent } from '../../src/providers/stream-events.ts';
 import { FakeProviderServer } from './fake-provider-server.ts';
 import { buildRuntime, runTurn } from './loop-helpers.ts';
 import { scriptStep } from './scripted-streams.ts';
@@ -132,5 +135,46 @@ describe('PROV-5 provider quirks', () => {
     expect(code).toBe(1);
     expect(output.stderr).toContain('MALFORMED_FUNCTION_CALL');
     expect(output.stdout).toBe('');
+  });
+
+  async function geminiTurnThrough(fetch: typeof globalThis.fetch): Promise<StreamEvent[]> {
+    const adapter = createProviderAdapter('gemini', {
+      model: 'test-model',
+      apiKey: 'test-key',
+      baseURL: server.baseURLFor('gemini'),
+      maxRetries: 0,
+      fetch,
+    });
+    const runtime = buildRuntime();
+    const session = startConversation({ adapter, runtime });
+    const events: StreamEvent[] = [];
+    for await (const event of runAgentTurn({ session, runtime, userMessage: 'Add.' })) events.push(event);
+    return events;
+  }
+
+  it('Gemini: the finishMessage tap wraps the adapter’s fetch (e.g. NET-1’s), never replaces it', async () => {
+    server.enqueue('gemini', malformedFunctionCall);
+    const seen: string[] = [];
+    const events = await geminiTurnThrough(async (input, init) => {
+      seen.push(String(input instanceof Request ? input.url : input));
+      return globalThis.fetch(input, init);
+    });
+    expect(seen.some((url) => url.includes(':streamGenerateContent'))).toBe(true);
+    expect(events.find((event) => event.type === 'error')).toMatchObject({
+      error: { finishReason: 'MALFORMED_FUNCTION_CALL' },
+    });
+  });
+
+  it('a NET-1 refusal in the cause chain is a permission_denied error naming it, not a connection error', async () => {
+    const events = await geminiTurnThrough(async () => {
+      throw new ToolportError('permission_denied', 'Refused to connect to 10.0.0.1: a private address.');
+    });
+    const error = events.find((event): event is ErrorEvent => event.type === 'error');
+    expect(error).toMatchObject({
+      provider: 'gemini',
+      retryable: false,
+      error: { type: 'permission_denied' },
+    });
+    expect(error!.message).toContain('Refused to connect to 10.0.0.1');
   });
 });

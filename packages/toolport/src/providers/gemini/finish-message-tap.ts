@@ -6,13 +6,19 @@
  */
 export class FinishMessageTap {
   #message: string | undefined;
+  readonly #inner: typeof globalThis.fetch;
+
+  /** `inner` is the fetch the request must really go through (the adapter's, e.g. NET-1's safe fetch). */
+  constructor(inner: typeof globalThis.fetch = globalThis.fetch) {
+    this.#inner = inner;
+  }
 
   get message(): string | undefined {
     return this.#message;
   }
 
   readonly fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const response = await globalThis.fetch(input, init);
+    const response = await this.#inner(input, init);
     if (response.body === null) return response;
     const decoder = new TextDecoder();
     let pending = '';

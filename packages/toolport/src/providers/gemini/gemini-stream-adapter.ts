@@ -216,7 +216,8 @@ class GeminiSession implements ProviderSession {
   }
 
   async *#streamStep(signal?: AbortSignal): AsyncGenerator<StepEvent, StepOutcome> {
-    const tap = new FinishMessageTap();
+    // Per request, so it wraps (never replaces) the adapter's own fetch.
+    const tap = new FinishMessageTap(this.#options.fetch);
     const stream = await this.#client.models.generateContentStream({
       model: this.#options.model,
       contents: this.#contents,
