@@ -40,7 +40,9 @@ export type {
   ToolDefinition,
   ToolMode,
   ToolParameterDescriptor,
+  ToolParameterFormat,
   ToolParameterType,
+  ToolParameterValidator,
   ToolParameters,
   ToolProgress,
   ToolServices,
@@ -79,6 +81,7 @@ export type {
 // Settings policy (CORE-3)
 export {
   TIMEOUT_SECONDS_DESCRIPTOR,
+  checkToolParameterMeaning,
   clampIntegerSetting,
   getDefaultToolSettings,
   getSafeEffectiveToolSettings,
@@ -170,9 +173,11 @@ export {
 export type { GeminiInteractionsFunctionTool } from './providers/gemini/gemini-tool-mapper.ts';
 export { toGeminiSchema } from './providers/gemini/to-gemini-schema.ts';
 export type { ToolMapperOptions } from './providers/tool-mapper-options.ts';
-export { API_KEY_ENVIRONMENT_VARIABLES, createProviderAdapter } from './providers/create-provider-adapter.ts';
+// The SDK-backed adapters and image generation live in `toolport/providers`, so this entry loads no provider SDK.
 export { PROVIDER_NAMES, ProviderStreamError } from './providers/provider-adapter.ts';
+export { API_KEY_ENVIRONMENT_VARIABLES } from './providers/api-key-variables.ts';
 export type {
+  ProviderErrorType,
   CompletedToolCall,
   ProviderAdapter,
   ProviderAdapterOptions,
@@ -200,7 +205,8 @@ export type {
 } from './providers/stream-events.ts';
 export { inspectProviderTools } from './providers/inspect-provider-tools.ts';
 export type { InspectedProviderTool } from './providers/inspect-provider-tools.ts';
-export { createImageGenerationService } from './providers/images/image-generation-service.ts';
+export { classifyProviderError } from './providers/provider-errors.ts';
+export type { ProviderErrorContext, ProviderFailure } from './providers/provider-errors.ts';
 export type {
   ImageGenerationServiceOptions,
   ImageProviderConfig,

@@ -1,5 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const SOURCE_ROOT = resolve(import.meta.dirname, '../src');
@@ -37,5 +39,58 @@ describe('toolport/server entry', () => {
     for (const file of ['persistence/database.ts', 'services/toolport-services.ts', 'http/build-server.ts']) {
       expect(files).toContain(file);
     }
+  });
+});
+
+const PROVIDER_SDKS = /^(openai|@anthropic-ai\/sdk|@google\/genai)(\/|$)/;
+const DIST_ROOT = resolve(import.meta.dirname, '../dist');
+
+/** The bare specifiers a fresh Node process resolves while importing `entry` from dist/ (a resolve hook records them). */
+function packagesLoadedBy(entry: string): string[] {
+  const hook =
+    "data:text/javascript,import{registerHooks}from'node:module';registerHooks({resolve(s,c,n){" +
+    "if(!s.startsWith('.')&&!s.startsWith('node:')&&!s.startsWith('file:'))process.stderr.write('LOADED '+s+'\\n');" +
+    'return n(s,c)}})';
+  const result = spawnSync(
+    process.execPath,
+    [
+      '--import',
+      hook,
+      '--input-type=module',
+      '-e',
+      `await import(${JSON.stringify(pathToFileURL(join(DIST_ROOT, entry)).href)})`,
+    ],
+    { encoding: 'utf8' },
+  );
+  expect(result.status, result.stderr).toBe(0);
+  return [...result.stderr.matchAll(/^LOADED (.+)$/gm)].map((match) => match[1]!);
+}
+
+describe('toolport root entry and toolport/providers', () => {
+  it('the root entry reaches no provider SDK through its imports', () => {
+    const { packages, files } = importGraph('index.ts');
+    expect(packages.filter((name) => PROVIDER_SDKS.test(name))).toEqual([]);
+    expect(
+      files.filter((file) => /stream-adapter|image-generation-service|create-provider-adapter/.test(file)),
+    ).toEqual([]);
+  });
+
+  it('import("toolport") loads no provider SDK at run time; import("toolport/providers") loads all three', () => {
+    if (!existsSync(join(DIST_ROOT, 'providers/index.js')))
+      throw new Error('dist/ is missing or stale: run `npm run build` (npm test builds first).');
+    expect(packagesLoadedBy('index.js').filter((name) => PROVIDER_SDKS.test(name))).toEqual([]);
+    const providers = packagesLoadedBy('providers/index.js');
+    for (const sdk of ['openai', '@anthropic-ai/sdk', '@google/genai'])
+      expect(
+        providers.some((name) => name === sdk || name.startsWith(`${sdk}/`)),
+        sdk,
+      ).toBe(true);
+  });
+
+  it('package.json exports ./providers from dist', () => {
+    const manifest = JSON.parse(readFileSync(resolve(import.meta.dirname, '../package.json'), 'utf8')) as {
+      exports: Record<string, { default: string }>;
+    };
+    expect(manifest.exports['./providers']?.default).toBe('./dist/providers/index.js');
   });
 });

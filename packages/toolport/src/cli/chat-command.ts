@@ -69,6 +69,8 @@ async function renderTurn(
   const activity = interactiveTerminal ? io.stdout : io.stderr;
   let stepText = '';
   let stopReason: StopReason = 'error';
+  // An error event fails the turn whatever stop reason follows it (exit 1).
+  let sawError = false;
   for await (const event of events) {
     switch (event.type) {
       case 'text_delta':
@@ -97,6 +99,7 @@ async function renderTurn(
         );
         break;
       case 'error':
+        sawError = true;
         io.stderr(
           `toolport: provider error${event.status === undefined ? '' : ` (${event.status})`}: ${event.message}\n`,
         );
@@ -112,7 +115,7 @@ async function renderTurn(
         break;
     }
   }
-  return stopReason;
+  return sawError ? 'error' : stopReason;
 }
 
 /**

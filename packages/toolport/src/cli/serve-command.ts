@@ -9,7 +9,6 @@ import { createMcpEndpointPlugin, mcpAllowedHosts } from '../http/plugins/mcp-en
 import { parseOutboundAllowlist } from '../net/parse-outbound-allowlist.ts';
 import { createSafeFetch } from '../net/safe-fetch.ts';
 import { migrateDatabase, openDatabase } from '../persistence/database.ts';
-import { FileImageStore } from '../providers/images/file-image-store.ts';
 import { loadOperatorPolicy } from '../policy/load-operator-policy.ts';
 import { loadSecretKey } from '../secrets/secret-key.ts';
 import type { UserToolSource } from '../services/tool-catalog.ts';
@@ -130,8 +129,7 @@ async function serve(
         // policy's deniedPaths hold them too, whatever its file says).
         protectedPaths: [dataDirectory, ...sqliteFileOf(databaseUrl)],
         policy,
-        // IMG-1: generated images live in the data dir, one folder per user, served by GET /api/images/:id.
-        imageStore: new FileImageStore(join(dataDirectory, 'images'), '/api/images/', { scopeByUser: true }),
+        // IMG-1: generated images live in the database (the services' default), so every instance serves them.
         ...(providerKeysFromEnvironment(io.env) ? { providerKeyEnvironment: io.env } : {}),
       });
       // `/mcp` answers only to the names this server is reached by (DNS-rebinding protection).

@@ -4,7 +4,7 @@ import type { ToolServices } from '../core/tool-types.ts';
 import { migrateDatabase, openDatabase } from '../persistence/database.ts';
 import type { ChatRecord } from '../persistence/repositories/chat-repository.ts';
 import type { ProviderConfigRecord } from '../persistence/repositories/provider-config-repository.ts';
-import { API_KEY_ENVIRONMENT_VARIABLES } from '../providers/create-provider-adapter.ts';
+import { API_KEY_ENVIRONMENT_VARIABLES } from '../providers/api-key-variables.ts';
 import type { ProviderName } from '../providers/provider-adapter.ts';
 import { LOCAL_USER_POLICY } from '../policy/local-user-policy.ts';
 import { loadSecretKey } from '../secrets/secret-key.ts';

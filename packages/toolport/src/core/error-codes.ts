@@ -1,6 +1,6 @@
 /**
  * The one table of error codes (STYLE "Errors"). Every structured error toolport returns — from executeTool, the CLI,
- * the HTTP API or the MCP server — carries one of these codes. `docs/errors.md` lists them and a test checks both
+ * the HTTP API, the MCP server or a chat turn's `error` event — carries one of these codes. `docs/errors.md` lists them and a test checks both
  * directions. A retired code is never reused: mark it retired here instead of deleting it.
  */
 export const ERROR_CODES = {
@@ -38,6 +38,11 @@ export const ERROR_CODES = {
   conflict: {
     httpStatus: 409,
     meaning: 'The request conflicts with the current state (duplicate name, stale file).',
+  },
+  provider_error: {
+    httpStatus: 502,
+    meaning:
+      'The model provider failed (HTTP error, connection, unusable reply); the `error` event says which kind and whether a retry may help.',
   },
   internal_error: {
     httpStatus: 500,

@@ -1,3 +1,4 @@
+import { isAbsolute } from 'node:path';
 import { ToolParameterError, describeReceivedValue } from './errors.ts';
 import type {
   EffectiveToolSettings,
@@ -109,10 +110,41 @@ export function normalizeToolParameter(
   }
 }
 
-/** Validates names, types, bounds and allowed values; throws ToolParameterError naming the parameter. */
-export function normalizeToolParameters(
+/** A path list setting holds absolute or `~` paths: a relative one would mean whatever the server's cwd is. */
+function isAbsoluteOrHomePath(entry: string): boolean {
+  const trimmed = entry.trim();
+  return isAbsolute(trimmed) || trimmed === '~' || trimmed.startsWith('~/') || trimmed.startsWith('~\\');
+}
+
+/**
+ * Checks what a well-typed value means: path lists hold absolute or `~` paths, and the tool's own validator (if it
+ * declares one for this setting) accepts it. Throws ToolParameterError naming the parameter.
+ */
+export function checkToolParameterMeaning(
+  tool: RegisteredTool,
+  descriptor: ToolParameterDescriptor,
+  value: SettingValue,
+): void {
+  const { name } = descriptor;
+  const toolName = tool.definition.name;
+  if (descriptor.type === 'path[]' && Array.isArray(value)) {
+    const relative = (value as readonly string[]).find((entry) => !isAbsoluteOrHomePath(entry));
+    if (relative !== undefined)
+      throw new ToolParameterError(
+        name,
+        `Setting \`${name}\` of ${toolName} must list absolute paths or paths starting with ~/; ` +
+          `${JSON.stringify(relative)} is relative (it would depend on the server's working directory).`,
+      );
+  }
+  const problem = tool.settings.parameterValidators?.[name]?.(value);
+  if (problem !== undefined)
+    throw new ToolParameterError(name, `Setting \`${name}\` of ${toolName}: ${problem}`);
+}
+
+function normalizeParameters(
   tool: RegisteredTool,
   parameters: Record<string, unknown>,
+  checkMeaning: boolean,
 ): ToolParameters {
   if (typeof parameters !== 'object' || parameters === null || Array.isArray(parameters)) {
     throw new ToolParameterError(
@@ -122,9 +154,22 @@ export function normalizeToolParameters(
   }
   const normalized: ToolParameters = {};
   for (const [name, value] of Object.entries(parameters)) {
-    normalized[name] = normalizeToolParameter(tool, findDescriptor(tool, name), value);
+    const descriptor = findDescriptor(tool, name);
+    normalized[name] = normalizeToolParameter(tool, descriptor, value);
+    if (checkMeaning) checkToolParameterMeaning(tool, descriptor, normalized[name]);
   }
   return normalized;
+}
+
+/**
+ * Validates an update or an override: names, types, bounds, allowed values and meaning (path lists absolute, the
+ * tool's validators). Throws ToolParameterError naming the parameter.
+ */
+export function normalizeToolParameters(
+  tool: RegisteredTool,
+  parameters: Record<string, unknown>,
+): ToolParameters {
+  return normalizeParameters(tool, parameters, true);
 }
 
 function normalizeEnabled(tool: RegisteredTool, enabled: unknown): boolean | undefined {
@@ -138,7 +183,11 @@ function normalizeEnabled(tool: RegisteredTool, enabled: unknown): boolean | und
   return enabled;
 }
 
-/** defaults < saved < updates. Throws ToolParameterError when any layer is invalid. */
+/**
+ * defaults < saved < updates. Throws ToolParameterError when any layer is invalid; the meaning of values is checked
+ * for updates only (a stored value that stopped passing keeps its old behaviour rather than falling back to a default,
+ * which for a path list would widen access).
+ */
 export function mergeToolSettings(
   tool: RegisteredTool,
   saved?: ToolSettingsInput,
@@ -152,7 +201,7 @@ export function mergeToolSettings(
     const enabled = normalizeEnabled(tool, layer.enabled);
     if (enabled !== undefined) merged.enabled = enabled;
     if (layer.parameters !== undefined)
-      Object.assign(merged.parameters, normalizeToolParameters(tool, layer.parameters));
+      Object.assign(merged.parameters, normalizeParameters(tool, layer.parameters, layer === updates));
   }
   // A tool that cannot be disabled is always on, whatever a stored row says.
   if (!tool.settings.canDisable) merged.enabled = true;

@@ -33,7 +33,21 @@ export interface ToolParameterDescriptor {
   allowedValues?: readonly string[];
   /** Shown next to the field, e.g. "seconds", "bytes". */
   unit?: string;
+  /**
+   * What a string setting means, for forms and clients (`time-zone`: an IANA name, `locale`: a BCP 47 tag). The check
+   * itself is code: `ToolSettingsMetadata.parameterValidators`.
+   */
+  format?: ToolParameterFormat;
 }
+
+export type ToolParameterFormat = 'time-zone' | 'locale';
+
+/**
+ * A check of a setting's meaning beyond its type (a real time zone, an existing model name): returns what is wrong in
+ * a sentence, or `undefined` when the value is fine. Run on every update and override, never on stored values (a
+ * stored value that no longer passes must not break execution, CORE-3).
+ */
+export type ToolParameterValidator = (value: SettingValue) => string | undefined;
 
 export type SettingValue = string | number | boolean | readonly string[];
 export type ToolParameters = Record<string, SettingValue>;
@@ -46,6 +60,8 @@ export interface ToolSettingsMetadata {
   canDisable: boolean;
   defaultParameters: ToolParameters;
   parameterDescriptors: readonly ToolParameterDescriptor[];
+  /** Per setting name: a check of its meaning (code, so not part of the JSON descriptors the UI renders). */
+  parameterValidators?: Readonly<Record<string, ToolParameterValidator>>;
 }
 
 /** Saved or overriding settings: every field optional, values unchecked until the policy normalizes them. */

@@ -139,6 +139,19 @@ export interface ChatMessagesTable {
   created_at: string;
 }
 
+/** IMG-1: generated images, served to their owner by any instance (`GET /api/images/:id`). */
+export interface ImagesTable {
+  id: string;
+  user_id: string;
+  chat_id: string | null;
+  call_id: string | null;
+  mime_type: string;
+  model: string;
+  bytes: number;
+  data: Uint8Array;
+  created_at: string;
+}
+
 export interface DatabaseSchema {
   users: UsersTable;
   api_tokens: ApiTokensTable;
@@ -153,4 +166,5 @@ export interface DatabaseSchema {
   tool_executions: ToolExecutionsTable;
   provider_configs: ProviderConfigsTable;
   chat_messages: ChatMessagesTable;
+  images: ImagesTable;
 }

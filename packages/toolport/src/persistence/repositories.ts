@@ -6,6 +6,7 @@ import { ChatMessageRepository } from './repositories/chat-message-repository.ts
 import { ChatRepository } from './repositories/chat-repository.ts';
 import { CustomToolRepository } from './repositories/custom-tool-repository.ts';
 import { FreshnessLedgerRepository } from './repositories/freshness-ledger-repository.ts';
+import { ImageRepository } from './repositories/image-repository.ts';
 import { McpServerRepository } from './repositories/mcp-server-repository.ts';
 import { ProviderConfigRepository } from './repositories/provider-config-repository.ts';
 import { SecretRepository } from './repositories/secret-repository.ts';
@@ -26,6 +27,7 @@ export interface Repositories {
   toolExecutions: ToolExecutionRepository;
   providerConfigs: ProviderConfigRepository;
   chatMessages: ChatMessageRepository;
+  images: ImageRepository;
 }
 
 export function createRepositories(database: ToolportDatabase, logger?: ToolportLogger): Repositories {
@@ -43,5 +45,6 @@ export function createRepositories(database: ToolportDatabase, logger?: Toolport
     toolExecutions: new ToolExecutionRepository(db, logger),
     providerConfigs: new ProviderConfigRepository(db),
     chatMessages: new ChatMessageRepository(db),
+    images: new ImageRepository(db),
   };
 }

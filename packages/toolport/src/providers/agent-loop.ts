@@ -1,8 +1,8 @@
-import type { ToolExecutionOutcome } from '../core/execute-tool.ts';
+import type { ToolErrorPayload, ToolExecutionOutcome } from '../core/execute-tool.ts';
 import { stringifyToolResult } from '../core/serialize-result.ts';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
 import type { ToolportLogger } from '../core/tool-types.ts';
-import { isAbortError, toProviderStreamError } from './provider-errors.ts';
+import { isAbortError, toProviderFailure, toProviderStreamError } from './provider-errors.ts';
 import type {
   CompletedToolCall,
   ProviderAdapter,
@@ -86,6 +86,27 @@ function answerWithoutRunning(
   );
 }
 
+/**
+ * The assistant message that closes a turn the model did not answer (a provider error, the iteration limit), in the
+ * session and in a replayed transcript: every provider wants the next user message to follow an assistant one.
+ */
+export function unansweredTurnNote(reason: string): string {
+  return `(No answer: ${reason})`;
+}
+
+/** The note that closes a failed turn, in the session and in the recorded transcript alike. */
+export function failedTurnNote(message: string): string {
+  return unansweredTurnNote(`the turn failed. ${message}`);
+}
+
+const NOT_RUN_AFTER_CANCEL = 'Not run: the turn was cancelled.';
+const NOT_RUN_AFTER_PROVIDER_ERROR = 'Not run: the provider failed before the turn could run this call.';
+
+function notRunResult(id: string, name: string, message: string): StreamEvent {
+  const error: ToolErrorPayload = { code: 'aborted', message };
+  return { type: 'tool_result', id, name, error, output: JSON.stringify({ error }) };
+}
+
 function resultForModel(call: CompletedToolCall, outcome: ToolExecutionOutcome): ToolResultForModel {
   return { callId: call.id, toolName: call.name, output: outcome.output, isError: !outcome.ok };
 }
@@ -112,6 +133,8 @@ export async function* runAgentTurn(
   ];
 
   session.addUserMessage(options.userMessage);
+  // Calls the current step announced: a failure mid-step answers each, so no client is left with a dangling call.
+  const announced = new Map<string, string>();
   try {
     for (;;) {
       if (signal?.aborted) {
@@ -120,17 +143,30 @@ export async function* runAgentTurn(
         return summary;
       }
       iterations += 1;
-      const outcome: StepOutcome = yield* session.streamStep(signal);
+      announced.clear();
+      const step = session.streamStep(signal);
+      let outcome: StepOutcome;
+      for (;;) {
+        const next = await step.next();
+        if (next.done === true) {
+          outcome = next.value;
+          break;
+        }
+        if (next.value.type === 'tool_call_started') announced.set(next.value.id, next.value.name);
+        yield next.value;
+      }
       usage = addUsage(usage, outcome.usage);
       text += outcome.text;
       const calls = outcome.toolCalls;
       // Some SDKs end an aborted stream quietly instead of throwing: the signal is the truth.
       if (signal?.aborted) {
-        answerWithoutRunning(session, calls, 'Not run: the turn was cancelled.');
+        answerWithoutRunning(session, calls, NOT_RUN_AFTER_CANCEL);
+        for (const [id, name] of announced) yield notRunResult(id, name, NOT_RUN_AFTER_CANCEL);
         const [event, summary] = finish('cancelled', 'The turn was cancelled.');
         yield event;
         return summary;
       }
+      announced.clear();
       if (calls.length === 0) {
         const [event, summary] = finish(outcome.stopReason);
         yield event;
@@ -155,6 +191,10 @@ export async function* runAgentTurn(
           session,
           calls,
           `Not run: the turn reached its limit of ${maxIterations} model calls.`,
+        );
+        session.addAssistantMessage?.(
+          unansweredTurnNote(`the turn stopped after ${maxIterations} model calls.`),
+          [],
         );
         const [event, summary] = finish(
           'max_iterations',
@@ -232,18 +272,27 @@ export async function* runAgentTurn(
     }
   } catch (error) {
     if (isAbortError(error, signal)) {
+      for (const [id, name] of announced) yield notRunResult(id, name, NOT_RUN_AFTER_CANCEL);
       const [event, summary] = finish('cancelled', 'The turn was cancelled.');
       yield event;
       return summary;
     }
-    const failure = toProviderStreamError(error);
-    options.logger?.warn({ status: failure.status, error: failure.message }, 'provider call failed');
+    const failure = toProviderFailure(toProviderStreamError(error));
+    options.logger?.warn(
+      { provider: failure.provider, status: failure.status, type: failure.type, error: failure.message },
+      'provider call failed',
+    );
+    for (const [id, name] of announced) yield notRunResult(id, name, NOT_RUN_AFTER_PROVIDER_ERROR);
     yield {
       type: 'error',
       code: 'provider_error',
       message: failure.message,
       ...(failure.status === undefined ? {} : { status: failure.status }),
+      provider: failure.provider,
+      retryable: failure.retryable,
+      error: failure,
     };
+    session.addAssistantMessage?.(failedTurnNote(failure.message), []);
     const [event, summary] = finish('error', failure.message);
     yield event;
     return summary;

@@ -5,14 +5,7 @@ import { createOpenAIChatAdapter } from './openai-chat/openai-chat-stream-adapte
 import { createOpenAIResponsesAdapter } from './openai-responses/openai-responses-stream-adapter.ts';
 import type { ProviderAdapter, ProviderAdapterOptions, ProviderName } from './provider-adapter.ts';
 
-/** The environment variable each provider's SDK reads its key from by convention. */
-export const API_KEY_ENVIRONMENT_VARIABLES: Record<ProviderName, string> = {
-  openai: 'OPENAI_API_KEY',
-  'openai-chat': 'OPENAI_API_KEY',
-  anthropic: 'ANTHROPIC_API_KEY',
-  gemini: 'GEMINI_API_KEY',
-  'gemini-interactions': 'GEMINI_API_KEY',
-};
+export { API_KEY_ENVIRONMENT_VARIABLES } from './api-key-variables.ts';
 
 export function createProviderAdapter(
   provider: ProviderName,

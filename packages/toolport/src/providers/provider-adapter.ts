@@ -87,12 +87,56 @@ export interface ProviderAdapterOptions {
   logger?: ToolportLogger;
 }
 
-/** A provider failure with the HTTP status when there was one. */
+/**
+ * What kind of provider failure it was, normalized across providers (the client decides on it: wait and retry, fix
+ * the key, fix the request). `invalid_response` is a reply toolport cannot use (Gemini `MALFORMED_FUNCTION_CALL`).
+ */
+export type ProviderErrorType =
+  | 'overloaded'
+  | 'rate_limited'
+  | 'quota_exceeded'
+  | 'invalid_request'
+  | 'authentication'
+  | 'permission_denied'
+  | 'not_found'
+  | 'server'
+  | 'timeout'
+  | 'connection'
+  | 'invalid_response'
+  | 'unknown';
+
+export interface ProviderStreamErrorOptions {
+  cause?: unknown;
+  /** The provider's own code for it (`overloaded_error`, `RESOURCE_EXHAUSTED`, `MALFORMED_FUNCTION_CALL` …). */
+  providerCode?: string;
+  /** Set once classified (`classifyProviderError`). */
+  provider?: string;
+  type?: ProviderErrorType;
+  retryable?: boolean;
+  /** The base URL the request went to. */
+  url?: string;
+  /** Gemini's `finishReason` when a candidate ended in a failure instead of content. */
+  finishReason?: string;
+}
+
+/** A provider failure with the HTTP status when there was one, classified once it left the adapter. */
 export class ProviderStreamError extends Error {
   readonly status: number | undefined;
-  constructor(message: string, status?: number, cause?: unknown) {
-    super(message, cause === undefined ? undefined : { cause });
+  readonly providerCode: string | undefined;
+  readonly provider: string | undefined;
+  readonly type: ProviderErrorType | undefined;
+  readonly retryable: boolean | undefined;
+  readonly url: string | undefined;
+  readonly finishReason: string | undefined;
+  constructor(message: string, status?: number, options: ProviderStreamErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'ProviderStreamError';
     this.status = status;
+    this.providerCode = options.providerCode;
+    this.provider = options.provider;
+    this.type = options.type;
+    this.retryable = options.retryable;
+    this.url = options.url;
+    this.finishReason = options.finishReason;
   }
 }

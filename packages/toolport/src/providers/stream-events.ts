@@ -1,4 +1,5 @@
 import type { ToolErrorPayload } from '../core/execute-tool.ts';
+import type { ProviderFailure } from './provider-errors.ts';
 
 /**
  * SPEC PROV-3: the one normalized event stream every provider adapter produces and the agent loop forwards.
@@ -78,10 +79,17 @@ export interface TurnCompletedEvent {
 
 export interface ErrorEvent {
   type: 'error';
-  /** `provider_error` (HTTP or stream failure), `aborted`, or `invalid_request`. */
+  /** `provider_error` (HTTP, connection or stream failure) or `internal_error` (docs/errors.md). */
   code: string;
+  /** Plain words: what failed and what to do. */
   message: string;
   status?: number;
+  /** On `provider_error`: the provider's name, as in `error.provider`. */
+  provider?: string;
+  /** On `provider_error`: whether sending the same turn again may succeed (overloaded, rate limited, connection …). */
+  retryable?: boolean;
+  /** On `provider_error`: the classified failure `{provider, status?, type, retryable, message, url?, finishReason?}`. */
+  error?: ProviderFailure;
 }
 
 /**

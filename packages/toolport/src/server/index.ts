@@ -49,6 +49,8 @@ export type { ToolportServices, ToolportServicesOptions } from '../services/tool
 export { ToolRuntimeService } from '../services/tool-runtime-service.ts';
 export type { EnabledToolRuntimeOptions } from '../services/tool-runtime-service.ts';
 export { ChatTurnService } from '../services/chat-turn-service.ts';
+export { DatabaseImageStore } from '../services/database-image-store.ts';
+export type { ServedImageStore } from '../services/database-image-store.ts';
 export type { ChatTurnInput, PreparedChatTurn } from '../services/chat-turn-service.ts';
 export { CONFIGURABLE_PROVIDERS, ProviderConfigService } from '../services/provider-config-service.ts';
 export type { ConfigurableProvider, ProviderConfigInput } from '../services/provider-config-service.ts';

@@ -1,5 +1,5 @@
 import { ToolportError } from '../core/errors.ts';
-import { API_KEY_ENVIRONMENT_VARIABLES } from '../providers/create-provider-adapter.ts';
+import { API_KEY_ENVIRONMENT_VARIABLES } from '../providers/api-key-variables.ts';
 import type {
   NewProviderConfig,
   ProviderConfigRecord,

@@ -1,8 +1,8 @@
+import { DatabaseImageStore, type ServedImageStore } from './database-image-store.ts';
 import type { ToolRegistry } from '../core/tool-registry.ts';
 import type { OutboundHttpClient, ToolportLogger } from '../core/tool-types.ts';
 import type { ToolportDatabase } from '../persistence/database.ts';
 import { createRepositories, type Repositories } from '../persistence/repositories.ts';
-import type { FileImageStore } from '../providers/images/file-image-store.ts';
 import { parseOutboundAllowlist } from '../net/parse-outbound-allowlist.ts';
 import { DEFAULT_OPERATOR_POLICY, type OperatorPolicy } from '../policy/operator-policy.ts';
 import { SecretCipher } from '../secrets/secret-cipher.ts';
@@ -31,8 +31,11 @@ export interface ToolportServicesOptions {
   logger?: ToolportLogger;
   /** The MCP client pool's outbound policy and timeouts (users' MCP servers always join `toolSources`). */
   mcp?: McpServiceOptions;
-  /** Where generate_image keeps images (per user) and `GET /api/images/:id` reads them. */
-  imageStore?: FileImageStore;
+  /**
+   * Where generate_image keeps images (per user) and `GET /api/images/:id` reads them. Default: the database, so
+   * every instance sharing it serves every image; a `FileImageStore` on a shared directory also works.
+   */
+  imageStore?: ServedImageStore;
   /** Paths no filesystem tool may touch, whatever a user's settings say: `toolport serve` passes its data dir. */
   protectedPaths?: readonly string[];
   /** The operator's opt-in fallback for provider API keys (see ProviderConfigService). */
@@ -61,7 +64,7 @@ export interface ToolportServices {
   readonly mcp: McpServerService;
   readonly providers: ProviderConfigService;
   readonly chatTurns: ChatTurnService;
-  readonly imageStore: FileImageStore | undefined;
+  readonly imageStore: ServedImageStore;
   /** The operator policy every service enforces (frozen). */
   readonly policy: OperatorPolicy;
   /** Waits for background audit inserts; the caller closes the database. */
@@ -71,6 +74,7 @@ export interface ToolportServices {
 export function createToolportServices(options: ToolportServicesOptions): ToolportServices {
   const policy = options.policy ?? DEFAULT_OPERATOR_POLICY;
   const repositories = createRepositories(options.database, options.logger);
+  const imageStore = options.imageStore ?? new DatabaseImageStore(repositories.images);
   const secrets = new SecretService(repositories.secrets, new SecretCipher(options.secretKey));
   const mcp = new McpServerService({
     ...options.mcp,
@@ -160,12 +164,12 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
       messages: repositories.chatMessages,
       providers,
       toolRuntime,
-      imageStore: options.imageStore,
+      imageStore,
       maxRetries: options.providerMaxRetries,
       logger: options.logger,
     }),
     mcp,
-    imageStore: options.imageStore,
+    imageStore,
     policy,
     flush: () => repositories.toolExecutions.flush(),
   };

@@ -1,4 +1,4 @@
-import { ToolArgumentError } from '../core/errors.ts';
+import { ToolArgumentError, ToolParameterError } from '../core/errors.ts';
 import { getStringSetting } from '../core/settings-policy.ts';
 import { defineTool } from '../core/tool-types.ts';
 
@@ -73,6 +73,41 @@ function checkLocale(locale: string): string {
       `Invalid locale ${JSON.stringify(locale)} in \`locale\`. Use a BCP 47 tag such as "pt-BR" or "en-US".`,
     );
   }
+}
+
+function isTimeZone(value: string): boolean {
+  try {
+    cachedFormatter('zone', 'en-US', { timeZone: value });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function isLocale(value: string): boolean {
+  try {
+    return Intl.getCanonicalLocales(value).length === 1;
+  } catch {
+    return false;
+  }
+}
+
+/** API-1/CORE-3: a stored default must mean something, or every later call fails blaming the model's argument. */
+const TIMEZONE_SETTING_PROBLEM = (value: unknown): string | undefined =>
+  typeof value === 'string' && isTimeZone(value)
+    ? undefined
+    : `${JSON.stringify(value)} is not an IANA time zone; use a name such as "America/Sao_Paulo", "Europe/Lisbon" or "UTC".`;
+const LOCALE_SETTING_PROBLEM = (value: unknown): string | undefined =>
+  typeof value === 'string' && isLocale(value)
+    ? undefined
+    : `${JSON.stringify(value)} is not a BCP 47 language tag; use one such as "pt-BR" or "en-US".`;
+
+/** The model named no zone/locale, so a bad one is the setting's fault (stored before settings were validated). */
+function settingError(setting: string, problem: string): ToolParameterError {
+  return new ToolParameterError(
+    setting,
+    `Setting \`${setting}\` of get_current_datetime: ${problem} Fix it in the tool's settings.`,
+  );
 }
 
 /** "+HH:MM" offset of `timezone` at `instant`. */
@@ -158,6 +193,7 @@ export const getCurrentDatetimeTool = defineTool<GetCurrentDatetimeArguments>({
         type: 'string',
         description: 'IANA time zone used when the model names none.',
         default: 'UTC',
+        format: 'time-zone',
       },
       {
         name: 'defaultLocale',
@@ -165,13 +201,23 @@ export const getCurrentDatetimeTool = defineTool<GetCurrentDatetimeArguments>({
         type: 'string',
         description: 'BCP 47 locale used when the model names none.',
         default: 'en-US',
+        format: 'locale',
       },
     ],
+    parameterValidators: { defaultTimezone: TIMEZONE_SETTING_PROBLEM, defaultLocale: LOCALE_SETTING_PROBLEM },
   },
   annotations: { readOnlyHint: true, idempotentHint: false, openWorldHint: false },
   execute: async (args, context) => {
     const timezone = args.timezone ?? getStringSetting(context.settings.parameters.defaultTimezone, 'UTC');
     const locale = args.locale ?? getStringSetting(context.settings.parameters.defaultLocale, 'en-US');
+    if (args.timezone === undefined) {
+      const problem = TIMEZONE_SETTING_PROBLEM(timezone);
+      if (problem !== undefined) throw settingError('defaultTimezone', problem);
+    }
+    if (args.locale === undefined) {
+      const problem = LOCALE_SETTING_PROBLEM(locale);
+      if (problem !== undefined) throw settingError('defaultLocale', problem);
+    }
     return describeInstant(new Date(), timezone, locale);
   },
 });

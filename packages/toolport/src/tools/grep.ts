@@ -24,7 +24,7 @@ import { describeScanStop, scanDeadlineMs } from '../fs/scan-stop-notice.ts';
 export const GREP_DESCRIPTION =
   'Searches file contents for lines matching a regular expression (JavaScript syntax) and returns {file, line, ' +
   'text} for each match. path is a file or a directory (absolute, starting with ~/, or relative to the working ' +
-  'directory; it may be omitted only when the chat has a working directory). glob filters the files of a directory ' +
+  'directory; omit it only when the system prompt names a working directory). glob filters the files of a directory ' +
   'search, e.g. "*.ts" or "src/**/*.{js,jsx}". Binary files, files over the size limit and dotfiles are skipped. ' +
   'Result paths are relative to the working directory and can be passed straight to read_file.';
 

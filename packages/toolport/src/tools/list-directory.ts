@@ -15,7 +15,7 @@ import { verifyOpenedPath } from '../fs/resolve-and-validate-path.ts';
 /** The text the model reads. */
 export const LIST_DIRECTORY_DESCRIPTION =
   'Lists the entries of one directory (not recursive) with their type: file, directory, symlink or other. path is ' +
-  'absolute, starts with ~/, or is relative to the working directory; it may be omitted only when the chat has a ' +
+  'absolute, starts with ~/, or is relative to the working directory; omit it only when the system prompt names a ' +
   'working directory, which is then listed. Use glob to find files by pattern across subdirectories.';
 
 /** A directory with more entries is listed up to this many, sorted by name, with `truncated`. */

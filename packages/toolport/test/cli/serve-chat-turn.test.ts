@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,7 +31,7 @@ async function startServe(dataDirectory: string, env: NodeJS.ProcessEnv) {
   return { ...started, stop: () => (controller.abort(), exit) };
 }
 
-describe('CLI-1 / IMG-1 toolport serve runs chat turns with the data dir image store', () => {
+describe('CLI-1 / IMG-1 toolport serve runs chat turns with the database image store', () => {
   let fake: FakeProviderServer;
   let dataDirectory: string;
   beforeAll(async () => {
@@ -43,7 +43,7 @@ describe('CLI-1 / IMG-1 toolport serve runs chat turns with the data dir image s
     rmSync(dataDirectory, { recursive: true, force: true });
   });
 
-  it('uses OPENAI_API_KEY only when the operator opts in, and serves generated images from <data dir>/images', async () => {
+  it('uses OPENAI_API_KEY only when the operator opts in, and serves generated images from the database', async () => {
     const environmentKey = 'sk-operator-environment-key';
     for (const optIn of [false, true]) {
       const server = await startServe(dataDirectory, {
@@ -119,8 +119,8 @@ describe('CLI-1 / IMG-1 toolport serve runs chat turns with the data dir image s
         const image = await api('GET', url!);
         expect(image.headers.get('content-type')).toBe('image/png');
         expect(Buffer.from(await image.arrayBuffer())).toEqual(PNG);
-        const [owner] = readdirSync(join(dataDirectory, 'images'));
-        expect(existsSync(join(dataDirectory, 'images', owner!, url!.split('/').at(-1)!))).toBe(true);
+        // IMG-1: in the database, so every instance can serve it; nothing lands in the data directory.
+        expect(existsSync(join(dataDirectory, 'images'))).toBe(false);
       } finally {
         await server.stop();
       }

@@ -5,7 +5,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolportDatabase } from '../../src/persistence/database.ts';
-import { FileImageStore } from '../../src/providers/images/file-image-store.ts';
 import type { ProviderName } from '../../src/providers/provider-adapter.ts';
 import type { StreamEvent } from '../../src/providers/stream-events.ts';
 import { FakeProviderServer, type RecordedRequest } from '../providers/fake-provider-server.ts';
@@ -87,7 +86,6 @@ describe.each(TEST_ENGINES)(
     let alice: User;
     let bob: User;
     let workdir: string;
-    let imageDirectory: string;
 
     const call = async (
       method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
@@ -151,13 +149,7 @@ describe.each(TEST_ENGINES)(
       target = await createTestDatabase(engine);
       database = await target.open();
       fake = await FakeProviderServer.start();
-      imageDirectory = mkdtempSync(join(tmpdir(), 'toolport-images-'));
-      server = await startTestServer(database, {
-        services: {
-          imageStore: new FileImageStore(imageDirectory, '/api/images/', { scopeByUser: true }),
-          providerMaxRetries: 0,
-        },
-      });
+      server = await startTestServer(database, { services: { providerMaxRetries: 0 } });
       alice = await createTestUser(server.services, 'alice');
       bob = await createTestUser(server.services, 'bob');
       workdir = realpathSync(mkdtempSync(join(tmpdir(), 'toolport-turn-')));
@@ -167,7 +159,6 @@ describe.each(TEST_ENGINES)(
       await fake?.close();
       await target?.dispose();
       rmSync(workdir, { recursive: true, force: true });
-      rmSync(imageDirectory, { recursive: true, force: true });
     });
 
     describe('provider configurations', () => {
@@ -378,12 +369,20 @@ describe.each(TEST_ENGINES)(
       const second = await turn(user, chatId, { message: 'well?' });
       expect(second.at(-1)).toMatchObject({ type: 'turn_completed', stopReason: 'end_turn' });
       const messages = requestsFor('openai-chat', since)[0]!.body.messages as Json[];
-      expect(messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'user']);
+      // The unanswered turn is closed by an assistant note, so the new user message follows an assistant one.
+      expect(messages.map((message) => message.role)).toEqual([
+        'user',
+        'assistant',
+        'tool',
+        'assistant',
+        'user',
+      ]);
       expect(messages[2]).toMatchObject({ tool_call_id: 'call_late' });
       expect(String(messages[2]!.content)).toContain('Not run');
+      expect(String(messages[3]!.content)).toContain('No answer');
     });
 
-    it('IMG-1: generate_image stores images under the data dir, the result links to them, the owner alone reads them', async () => {
+    it('IMG-1: generate_image stores images in the database, the result links to them, the owner alone reads them', async () => {
       const user = await createTestUser(server.services, 'frank');
       const openaiSecret = 'sk-frank-images-secret';
       await configure(user, 'openai-chat', 'sk-frank-chat-secret');

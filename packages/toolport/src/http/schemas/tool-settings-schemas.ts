@@ -11,6 +11,11 @@ export const ToolParameterDescriptorSchema = Type.Object(
     maximum: Type.Optional(Type.Number()),
     allowedValues: Type.Optional(Type.Array(Type.String())),
     unit: Type.Optional(Type.String()),
+    format: Type.Optional(
+      Type.String({
+        description: 'What a string setting means: time-zone (IANA name) or locale (BCP 47 tag)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -5,7 +5,7 @@ import type {
   RawMessageStreamEvent,
   Tool,
 } from '@anthropic-ai/sdk/resources/messages/messages';
-import { parseToolArgumentsJson } from '../../core/tool-arguments.ts';
+import { argumentsAsObject } from '../arguments-as-object.ts';
 import type {
   CompletedToolCall,
   ProviderAdapter,
@@ -15,7 +15,9 @@ import type {
   StepOutcome,
   ToolResultForModel,
 } from '../provider-adapter.ts';
+import { classifiedStep, providerErrorContext } from '../provider-errors.ts';
 import type { StepEvent, StopReason } from '../stream-events.ts';
+import { ANTHROPIC_CALL_IDS, ReplayedCallIds } from '../replayed-call-ids.ts';
 import { ToolCallAccumulator } from '../tool-call-accumulator.ts';
 import { toolDefsToAnthropic } from './anthropic-tool-mapper.ts';
 
@@ -30,21 +32,9 @@ const DEFAULT_MAX_TOKENS = 8192;
 
 type BlockState =
   | { type: 'text'; text: string }
-  | { type: 'tool_use'; id: string }
+  | { type: 'tool_use'; id: string; initialInput: string; streamed: boolean }
   | { type: 'thinking'; thinking: string; signature: string }
   | { type: 'other' };
-
-function argumentsAsInput(text: string): Record<string, unknown> {
-  // The history needs an object; a malformed one was already answered with a validation error result.
-  try {
-    const parsed = parseToolArgumentsJson(text);
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
-      ? (parsed as Record<string, unknown>)
-      : {};
-  } catch {
-    return {};
-  }
-}
 
 /**
  * Turns an Anthropic Messages event stream into PROV-3 step events and the assistant message for the history.
@@ -79,7 +69,13 @@ export async function* parseAnthropicStream(
             yield { type: 'text_delta', delta: block.text };
           }
         } else if (block.type === 'tool_use') {
-          blocks.set(event.index, { type: 'tool_use', id: block.id });
+          // Anthropic sends `input: {}` here and streams the arguments; gateways may send the whole input instead.
+          const initial = block.input as unknown;
+          const initialInput =
+            typeof initial === 'object' && initial !== null && Object.keys(initial).length > 0
+              ? JSON.stringify(initial)
+              : '';
+          blocks.set(event.index, { type: 'tool_use', id: block.id, initialInput, streamed: false });
           yield* calls.apply({ id: block.id, index: event.index, name: block.name });
         } else if (block.type === 'thinking') {
           blocks.set(event.index, { type: 'thinking', thinking: block.thinking, signature: block.signature });
@@ -94,6 +90,7 @@ export async function* parseAnthropicStream(
           text += delta.text;
           if (delta.text !== '') yield { type: 'text_delta', delta: delta.text };
         } else if (delta.type === 'input_json_delta' && block?.type === 'tool_use') {
+          if (delta.partial_json !== '') block.streamed = true;
           yield* calls.apply({ id: block.id, argumentsDelta: delta.partial_json });
         } else if (delta.type === 'thinking_delta' && block?.type === 'thinking') {
           block.thinking += delta.thinking;
@@ -104,7 +101,11 @@ export async function* parseAnthropicStream(
       }
       case 'content_block_stop': {
         const block = blocks.get(event.index);
-        if (block?.type === 'tool_use') yield* calls.complete(block.id);
+        if (block?.type === 'tool_use') {
+          if (!block.streamed && block.initialInput !== '')
+            yield* calls.apply({ id: block.id, argumentsDelta: block.initialInput });
+          yield* calls.complete(block.id);
+        }
         break;
       }
       case 'message_delta':
@@ -115,6 +116,9 @@ export async function* parseAnthropicStream(
         break;
     }
   }
+  for (const block of blocks.values())
+    if (block.type === 'tool_use' && !block.streamed && block.initialInput !== '')
+      yield* calls.apply({ id: block.id, argumentsDelta: block.initialInput }); // a no-op once completed
   yield* calls.completeAll();
   const toolCalls = calls.completedCalls();
   const argumentsById = new Map(toolCalls.map((call) => [call.id, call]));
@@ -132,7 +136,7 @@ export async function* parseAnthropicStream(
           type: 'tool_use',
           id: call.id,
           name: call.name,
-          input: argumentsAsInput(call.arguments),
+          input: argumentsAsObject(call.arguments),
         });
     }
   }
@@ -154,6 +158,7 @@ class AnthropicSession implements ProviderSession {
   readonly #system: string | undefined;
   readonly #tools: Tool[];
   readonly #messages: MessageParam[] = [];
+  readonly #replayedIds = new ReplayedCallIds(ANTHROPIC_CALL_IDS);
 
   constructor(client: Anthropic, options: ProviderAdapterOptions, session: SessionOptions) {
     this.#client = client;
@@ -172,14 +177,20 @@ class AnthropicSession implements ProviderSession {
     for (const call of toolCalls)
       content.push({
         type: 'tool_use',
-        id: call.id,
+        id: this.#replayedIds.forCall(call.id),
         name: call.name,
-        input: argumentsAsInput(call.arguments),
+        input: argumentsAsObject(call.arguments),
       });
     if (content.length > 0) this.#messages.push({ role: 'assistant', content });
   }
 
-  async *streamStep(signal?: AbortSignal): AsyncGenerator<StepEvent, StepOutcome> {
+  streamStep(signal?: AbortSignal): AsyncGenerator<StepEvent, StepOutcome> {
+    return classifiedStep(providerErrorContext('anthropic', this.#options.baseURL), signal, () =>
+      this.#streamStep(signal),
+    );
+  }
+
+  async *#streamStep(signal?: AbortSignal): AsyncGenerator<StepEvent, StepOutcome> {
     const stream = await this.#client.messages.create(
       {
         model: this.#options.model,
@@ -200,7 +211,7 @@ class AnthropicSession implements ProviderSession {
       role: 'user',
       content: results.map((result) => ({
         type: 'tool_result' as const,
-        tool_use_id: result.callId,
+        tool_use_id: this.#replayedIds.forResult(result.callId),
         content: result.output,
         ...(result.isError ? { is_error: true } : {}),
       })),

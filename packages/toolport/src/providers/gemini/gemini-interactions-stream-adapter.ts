@@ -8,6 +8,7 @@ import type {
   ToolResultForModel,
 } from '../provider-adapter.ts';
 import { ProviderStreamError } from '../provider-adapter.ts';
+import { classifiedStep, providerErrorContext } from '../provider-errors.ts';
 import type { StepEvent, StopReason, TokenUsage } from '../stream-events.ts';
 import { emptyUsage } from '../stream-events.ts';
 import { ToolCallAccumulator } from '../tool-call-accumulator.ts';
@@ -83,7 +84,9 @@ export async function* parseGeminiInteractionsStream(
         break;
       }
       case 'error':
-        throw new ProviderStreamError(event.error?.message ?? 'The interaction failed.');
+        throw new ProviderStreamError(event.error?.message ?? 'The interaction failed.', undefined, {
+          ...(event.error?.code === undefined ? {} : { providerCode: String(event.error.code) }),
+        });
       default:
         break;
     }
@@ -116,7 +119,13 @@ class GeminiInteractionsSession implements ProviderSession {
     this.#pendingInput = text;
   }
 
-  async *streamStep(signal?: AbortSignal): AsyncGenerator<StepEvent, StepOutcome> {
+  streamStep(signal?: AbortSignal): AsyncGenerator<StepEvent, StepOutcome> {
+    return classifiedStep(providerErrorContext('gemini-interactions', this.#options.baseURL), signal, () =>
+      this.#streamStep(signal),
+    );
+  }
+
+  async *#streamStep(signal?: AbortSignal): AsyncGenerator<StepEvent, StepOutcome> {
     const stream = await this.#client.interactions.create(
       {
         model: this.#options.model,
@@ -128,7 +137,8 @@ class GeminiInteractionsSession implements ProviderSession {
           ? {}
           : { previous_interaction_id: this.#state.interactionId }),
       } as Interactions.InteractionCreateParams.CreateModelInteractionParamsStreaming,
-      { signal },
+      // The Interactions client retries 4 times by default; honour the adapter's setting like the other SDKs.
+      { signal, maxRetries: this.#options.maxRetries ?? 2 },
     );
     this.#pendingInput = [];
     return yield* parseGeminiInteractionsStream(stream, this.#state);

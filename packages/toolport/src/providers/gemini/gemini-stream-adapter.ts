@@ -15,9 +15,12 @@ import type {
   StepOutcome,
   ToolResultForModel,
 } from '../provider-adapter.ts';
+import { ProviderStreamError } from '../provider-adapter.ts';
+import { classifiedStep, providerErrorContext } from '../provider-errors.ts';
 import type { StepEvent, StopReason, TokenUsage } from '../stream-events.ts';
 import { emptyUsage } from '../stream-events.ts';
 import { toolDefsToGeminiFunctionDeclarations } from './gemini-tool-mapper.ts';
+import { FinishMessageTap } from './finish-message-tap.ts';
 import { PartialArgumentsWriter } from './partial-arguments-writer.ts';
 
 const CONTENT_FILTER_REASONS = [
@@ -28,6 +31,15 @@ const CONTENT_FILTER_REASONS = [
   'SPII',
   'IMAGE_SAFETY',
 ];
+
+/** Finish reasons that mean the reply failed rather than ended: the turn reports them as an error (not a silent end). */
+const FAILED_FINISH_REASONS: Record<string, string> = {
+  MALFORMED_FUNCTION_CALL: 'the model wrote a function call that could not be parsed',
+  UNEXPECTED_TOOL_CALL: 'the model called a tool that was not offered',
+  TOO_MANY_TOOL_CALLS: 'the model made too many tool calls in one reply',
+  MISSING_THOUGHT_SIGNATURE: 'the request lacked a thought signature Gemini requires',
+  MALFORMED_RESPONSE: 'the reply was malformed',
+};
 
 interface StreamingCall {
   id: string;
@@ -52,6 +64,8 @@ export async function* parseGeminiStream(
   history: Content[],
   callIds: GeminiCallIds,
   nextId: () => string,
+  /** The finish message the SDK dropped (FinishMessageTap). */
+  droppedFinishMessage?: () => string | undefined,
 ): AsyncGenerator<StepEvent, StepOutcome> {
   const parts: Part[] = [];
   const toolCalls: CompletedToolCall[] = [];
@@ -59,6 +73,7 @@ export async function* parseGeminiStream(
   let text = '';
   let usage: TokenUsage = emptyUsage();
   let finishReason: string | undefined;
+  let finishMessage: string | undefined;
 
   function* closeStreaming(): Generator<StepEvent> {
     if (streaming === undefined) return;
@@ -91,6 +106,7 @@ export async function* parseGeminiStream(
     const candidate = chunk.candidates?.[0];
     if (candidate === undefined) continue;
     if (candidate.finishReason) finishReason = candidate.finishReason;
+    if (candidate.finishMessage) finishMessage = candidate.finishMessage;
     for (const part of candidate.content?.parts ?? []) {
       const call = part.functionCall;
       if (call === undefined) {
@@ -143,6 +159,14 @@ export async function* parseGeminiStream(
     }
   }
   yield* closeStreaming();
+  const failure = finishReason === undefined ? undefined : FAILED_FINISH_REASONS[finishReason];
+  finishMessage ??= droppedFinishMessage?.();
+  if (failure !== undefined && toolCalls.length === 0)
+    throw new ProviderStreamError(
+      `${failure} (${finishReason!})${finishMessage === undefined ? '' : `: ${finishMessage}`}`,
+      undefined,
+      { providerCode: finishReason, finishReason },
+    );
   if (parts.length > 0) history.push({ role: 'model', parts });
   let stopReason: StopReason = 'end_turn';
   if (toolCalls.length > 0) stopReason = 'tool_calls';
@@ -185,7 +209,15 @@ class GeminiSession implements ProviderSession {
     if (parts.length > 0) this.#contents.push({ role: 'model', parts });
   }
 
-  async *streamStep(signal?: AbortSignal): AsyncGenerator<StepEvent, StepOutcome> {
+  streamStep(signal?: AbortSignal): AsyncGenerator<StepEvent, StepOutcome> {
+    return classifiedStep(providerErrorContext('gemini', this.#options.baseURL), signal, () =>
+      this.#streamStep(signal),
+    );
+  }
+
+  async *#streamStep(signal?: AbortSignal): AsyncGenerator<StepEvent, StepOutcome> {
+    // Per request, so it wraps (never replaces) the adapter's own fetch.
+    const tap = new FinishMessageTap(this.#options.fetch);
     const stream = await this.#client.models.generateContentStream({
       model: this.#options.model,
       contents: this.#contents,
@@ -196,6 +228,10 @@ class GeminiSession implements ProviderSession {
           ? {}
           : { maxOutputTokens: this.#options.maxOutputTokens }),
         ...(signal === undefined ? {} : { abortSignal: signal }),
+        httpOptions: {
+          ...(this.#options.baseURL === undefined ? {} : { baseUrl: this.#options.baseURL }),
+          fetch: tap.fetch,
+        },
       },
     });
     // Session-unique and deterministic: Gemini matches responses by name and order when it sent no id.
@@ -204,6 +240,7 @@ class GeminiSession implements ProviderSession {
       this.#contents,
       this.#callIds,
       () => `gemini_call_${++this.#generated}`,
+      () => tap.message,
     );
   }
 

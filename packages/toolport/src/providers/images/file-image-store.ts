@@ -3,7 +3,8 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { GeneratedImage, ImageStore, StoredImage } from '../../core/tool-types.ts';
 
-const EXTENSIONS: Record<string, string> = {
+/** The file extension an image id carries per MIME type (file and database stores alike). */
+export const IMAGE_EXTENSIONS: Readonly<Record<string, string>> = {
   'image/png': 'png',
   'image/jpeg': 'jpg',
   'image/webp': 'webp',
@@ -40,7 +41,7 @@ export class FileImageStore implements ImageStore {
     if (directory === undefined)
       throw new Error('FileImageStore: this store keeps images per user; no valid owner');
     await mkdir(directory, { recursive: true, mode: 0o700 });
-    const id = `${randomUUID()}.${EXTENSIONS[image.mimeType] ?? 'bin'}`;
+    const id = `${randomUUID()}.${IMAGE_EXTENSIONS[image.mimeType] ?? 'bin'}`;
     const temporary = join(directory, `.${id}.tmp`);
     await writeFile(temporary, image.data);
     await rename(temporary, join(directory, id));
@@ -56,7 +57,7 @@ export class FileImageStore implements ImageStore {
       const data = await readFile(join(directory, id));
       const extension = id.split('.').at(-1)!;
       const mimeType =
-        Object.entries(EXTENSIONS).find(([, candidate]) => candidate === extension)?.[0] ??
+        Object.entries(IMAGE_EXTENSIONS).find(([, candidate]) => candidate === extension)?.[0] ??
         'application/octet-stream';
       return { data: new Uint8Array(data), mimeType };
     } catch {

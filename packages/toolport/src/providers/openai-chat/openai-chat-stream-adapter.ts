@@ -13,8 +13,11 @@ import type {
   StepOutcome,
   ToolResultForModel,
 } from '../provider-adapter.ts';
+import { classifiedStep, providerErrorContext } from '../provider-errors.ts';
 import type { StepEvent, StopReason, TokenUsage } from '../stream-events.ts';
 import { emptyUsage } from '../stream-events.ts';
+import { argumentsAsObjectText, argumentsFragmentText } from '../arguments-as-object.ts';
+import { OPENAI_CALL_IDS, ReplayedCallIds } from '../replayed-call-ids.ts';
 import { ToolCallAccumulator } from '../tool-call-accumulator.ts';
 import { toolDefsToChatCompletions } from './openai-chat-tool-mapper.ts';
 
@@ -60,7 +63,7 @@ export async function* parseChatCompletionsStream(
         id: toolCall.id,
         index: toolCall.index,
         name: toolCall.function?.name,
-        argumentsDelta: toolCall.function?.arguments,
+        argumentsDelta: argumentsFragmentText(toolCall.function?.arguments),
       });
     }
     if (choice.finish_reason) finishReason = choice.finish_reason;
@@ -76,7 +79,7 @@ export async function* parseChatCompletionsStream(
           tool_calls: toolCalls.map((call) => ({
             id: call.id,
             type: 'function' as const,
-            function: { name: call.name, arguments: call.arguments === '' ? '{}' : call.arguments },
+            function: { name: call.name, arguments: argumentsAsObjectText(call.arguments) },
           })),
         }),
   });
@@ -90,6 +93,7 @@ class ChatCompletionsSession implements ProviderSession {
   readonly #options: ProviderAdapterOptions;
   readonly #tools: ChatCompletionFunctionTool[];
   readonly #messages: ChatCompletionMessageParam[] = [];
+  readonly #replayedIds = new ReplayedCallIds(OPENAI_CALL_IDS);
 
   constructor(client: OpenAI, options: ProviderAdapterOptions, session: SessionOptions) {
     this.#client = client;
@@ -111,15 +115,21 @@ class ChatCompletionsSession implements ProviderSession {
         ? {}
         : {
             tool_calls: toolCalls.map((call) => ({
-              id: call.id,
+              id: this.#replayedIds.forCall(call.id),
               type: 'function' as const,
-              function: { name: call.name, arguments: call.arguments === '' ? '{}' : call.arguments },
+              function: { name: call.name, arguments: argumentsAsObjectText(call.arguments) },
             })),
           }),
     });
   }
 
-  async *streamStep(signal?: AbortSignal): AsyncGenerator<StepEvent, StepOutcome> {
+  streamStep(signal?: AbortSignal): AsyncGenerator<StepEvent, StepOutcome> {
+    return classifiedStep(providerErrorContext('openai-chat', this.#options.baseURL), signal, () =>
+      this.#streamStep(signal),
+    );
+  }
+
+  async *#streamStep(signal?: AbortSignal): AsyncGenerator<StepEvent, StepOutcome> {
     const stream = await this.#client.chat.completions.create(
       {
         model: this.#options.model,
@@ -136,7 +146,11 @@ class ChatCompletionsSession implements ProviderSession {
 
   addToolResults(results: readonly ToolResultForModel[]): void {
     for (const result of results) {
-      this.#messages.push({ role: 'tool', tool_call_id: result.callId, content: result.output });
+      this.#messages.push({
+        role: 'tool',
+        tool_call_id: this.#replayedIds.forResult(result.callId),
+        content: result.output,
+      });
     }
   }
 }

@@ -15,8 +15,11 @@ import type {
   ToolResultForModel,
 } from '../provider-adapter.ts';
 import { ProviderStreamError } from '../provider-adapter.ts';
+import { classifiedStep, providerErrorContext } from '../provider-errors.ts';
 import type { StepEvent, StopReason, TokenUsage } from '../stream-events.ts';
 import { emptyUsage } from '../stream-events.ts';
+import { argumentsAsObjectText, argumentsFragmentText } from '../arguments-as-object.ts';
+import { OPENAI_CALL_IDS, ReplayedCallIds } from '../replayed-call-ids.ts';
 import { ToolCallAccumulator } from '../tool-call-accumulator.ts';
 import { toolDefsToResponsesAPI } from './openai-responses-tool-mapper.ts';
 
@@ -60,7 +63,11 @@ export async function* parseResponsesStream(
         if (event.item.type === 'function_call') {
           const callId = event.item.call_id;
           if (event.item.id) callIdByItem.set(event.item.id, callId);
-          yield* calls.apply({ id: callId, name: event.item.name, argumentsDelta: event.item.arguments });
+          yield* calls.apply({
+            id: callId,
+            name: event.item.name,
+            argumentsDelta: argumentsFragmentText(event.item.arguments),
+          });
         }
         break;
       case 'response.function_call_arguments.delta': {
@@ -70,7 +77,8 @@ export async function* parseResponsesStream(
       }
       case 'response.function_call_arguments.done': {
         const callId = callIdByItem.get(event.item_id);
-        if (callId !== undefined) yield* calls.applyFinalArguments(callId, event.arguments);
+        if (callId !== undefined)
+          yield* calls.applyFinalArguments(callId, argumentsFragmentText(event.arguments) ?? '');
         break;
       }
       case 'response.output_item.done':
@@ -78,7 +86,7 @@ export async function* parseResponsesStream(
         if (event.item.type === 'function_call') {
           const { call_id: callId, name } = event.item;
           if (!calls.hasCall(callId)) yield* calls.apply({ id: callId, name });
-          yield* calls.applyFinalArguments(callId, event.item.arguments);
+          yield* calls.applyFinalArguments(callId, argumentsFragmentText(event.item.arguments) ?? '');
           yield* calls.complete(callId);
         }
         break;
@@ -90,15 +98,27 @@ export async function* parseResponsesStream(
         finalOutput = event.response.output as ResponseInputItem[];
         break;
       case 'response.failed':
-        throw new ProviderStreamError(event.response.error?.message ?? 'The response failed.');
+        throw new ProviderStreamError(event.response.error?.message ?? 'The response failed.', undefined, {
+          ...(event.response.error?.code ? { providerCode: event.response.error.code } : {}),
+        });
       case 'error':
-        throw new ProviderStreamError(event.message);
+        throw new ProviderStreamError(event.message, undefined, {
+          ...(event.code ? { providerCode: event.code } : {}),
+        });
       default:
         break;
     }
   }
   yield* calls.completeAll();
-  outputItems.push(...(finalOutput !== undefined && finalOutput.length > 0 ? finalOutput : doneItems));
+  const items = finalOutput !== undefined && finalOutput.length > 0 ? finalOutput : doneItems;
+  // The next request echoes these items: a call's arguments go back as the JSON object text some servers require.
+  outputItems.push(
+    ...items.map((item) =>
+      item.type === 'function_call'
+        ? { ...item, arguments: argumentsAsObjectText(argumentsFragmentText(item.arguments) ?? '') }
+        : item,
+    ),
+  );
   const toolCalls = calls.completedCalls();
   let stopReason: StopReason = 'end_turn';
   if (toolCalls.length > 0) stopReason = 'tool_calls';
@@ -113,6 +133,7 @@ class ResponsesSession implements ProviderSession {
   readonly #instructions: string | undefined;
   readonly #tools: FunctionTool[];
   readonly #input: ResponseInputItem[] = [];
+  readonly #replayedIds = new ReplayedCallIds(OPENAI_CALL_IDS);
 
   constructor(client: OpenAI, options: ProviderAdapterOptions, session: SessionOptions) {
     this.#client = client;
@@ -133,14 +154,20 @@ class ResponsesSession implements ProviderSession {
     for (const call of toolCalls) {
       this.#input.push({
         type: 'function_call',
-        call_id: call.id,
+        call_id: this.#replayedIds.forCall(call.id),
         name: call.name,
-        arguments: call.arguments === '' ? '{}' : call.arguments,
+        arguments: argumentsAsObjectText(call.arguments),
       });
     }
   }
 
-  async *streamStep(signal?: AbortSignal): AsyncGenerator<StepEvent, StepOutcome> {
+  streamStep(signal?: AbortSignal): AsyncGenerator<StepEvent, StepOutcome> {
+    return classifiedStep(providerErrorContext('openai', this.#options.baseURL), signal, () =>
+      this.#streamStep(signal),
+    );
+  }
+
+  async *#streamStep(signal?: AbortSignal): AsyncGenerator<StepEvent, StepOutcome> {
     const stream = await this.#client.responses.create(
       {
         model: this.#options.model,
@@ -159,7 +186,11 @@ class ResponsesSession implements ProviderSession {
 
   addToolResults(results: readonly ToolResultForModel[]): void {
     for (const result of results) {
-      this.#input.push({ type: 'function_call_output', call_id: result.callId, output: result.output });
+      this.#input.push({
+        type: 'function_call_output',
+        call_id: this.#replayedIds.forResult(result.callId),
+        output: result.output,
+      });
     }
   }
 }

@@ -21,7 +21,8 @@ export function killProcessGroup(groupId: number): void {
 /**
  * Linux: SIGKILL every process whose environment carries `marker` (`NAME=value`). This catches descendants that
  * left the process group with setsid (the daemon-style double fork), which a group kill cannot reach. Reads
- * /proc, a few milliseconds on a busy machine, so it runs only when a run is cut short or its pipes outlive it.
+ * /proc, a few milliseconds on a busy machine, so it runs before the result only when a run is cut short or its pipes
+ * outlive it, and after the result otherwise.
  * A process that rewrote its own environment escapes this; so does one owned by another user.
  */
 export async function killProcessesCarrying(marker: string): Promise<number[]> {
