@@ -10,7 +10,7 @@ import { loadSecretKey } from '../secrets/secret-key.ts';
 import { createToolportServices } from '../services/toolport-services.ts';
 import { registerBuiltinTools } from '../tools/index.ts';
 import type { CliIo } from './cli-io.ts';
-import { resolveDataDirectory, resolveDatabaseUrl } from './server-config.ts';
+import { CLI_MCP_OPTIONS, resolveDataDirectory, resolveDatabaseUrl } from './server-config.ts';
 import { UsageError } from './usage-error.ts';
 
 export interface StoredMcpRuntimeOptions {
@@ -49,7 +49,7 @@ export async function openStoredMcpRuntime(
       registry: registerBuiltinTools(defaultToolRegistry),
       secretKey: loadSecretKey({ environmentValue: io.env.TOOLPORT_SECRET_KEY, dataDirectory, logger }).key,
       logger,
-      mcp: { outboundAllowlist: parseOutboundAllowlist(io.env.TOOLPORT_OUTBOUND_ALLOW) },
+      mcp: { ...CLI_MCP_OPTIONS, outboundAllowlist: parseOutboundAllowlist(io.env.TOOLPORT_OUTBOUND_ALLOW) },
     });
     const userName = options.userName ?? DEFAULT_MCP_USER;
     const user = await services.repositories.users.findByName(userName);
