@@ -95,9 +95,7 @@ export function serveMcpOverStdio(options: ServeMcpStdioOptions): McpStdioServer
       );
       // A cancelled request gets no response (MCP cancellation).
       if (controller.signal.aborted) return;
-      const result = toCallToolResult(outcome);
-      if (result === undefined) fail(id, { code: INVALID_PARAMS, message: unknownToolMessage(name) });
-      else reply(id, result);
+      reply(id, toCallToolResult(outcome));
     } finally {
       inFlight.delete(id);
     }
