@@ -200,8 +200,10 @@ async function chat(
     apiKey = 'no-key';
   }
 
+  const adapter = createProviderAdapter(provider, { model, apiKey, baseURL, maxOutputTokens });
+  // Last: a stored user's runtime connects their MCP servers, which bad arguments must never get to.
   const runtime: ToolRuntime =
-    stored?.runtime ??
+    (await stored?.openRuntime()) ??
     createToolRuntime({
       entries: registerBuiltinTools(defaultToolRegistry).listEntries(),
       userId: 'local',
@@ -209,7 +211,6 @@ async function chat(
       mode: workingDirectory === undefined ? 'chat' : 'agent',
       workingDirectory,
     });
-  const adapter = createProviderAdapter(provider, { model, apiKey, baseURL, maxOutputTokens });
   const session: ProviderSession = startConversation({
     adapter,
     runtime,

@@ -3,14 +3,14 @@ import { isToolportError } from '../core/errors.ts';
 import { defaultToolRegistry } from '../core/tool-registry.ts';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
 import type { ToolportLogger } from '../core/tool-types.ts';
+import type { OutboundAllowlist } from '../net/ip-address-policy.ts';
 import { parseOutboundAllowlist } from '../net/parse-outbound-allowlist.ts';
-import { migrateDatabase, openDatabase } from '../persistence/database.ts';
 import type { ChatRecord } from '../persistence/repositories/chat-repository.ts';
-import { loadSecretKey } from '../secrets/secret-key.ts';
 import { createToolportServices } from '../services/toolport-services.ts';
 import { registerBuiltinTools } from '../tools/index.ts';
 import type { CliIo } from './cli-io.ts';
-import { CLI_MCP_OPTIONS, resolveDataDirectory, resolveDatabaseUrl } from './server-config.ts';
+import { openExistingStore, type ExistingStore } from './open-existing-store.ts';
+import { CLI_MCP_OPTIONS } from './server-config.ts';
 import { UsageError } from './usage-error.ts';
 
 export interface StoredMcpRuntimeOptions {
@@ -38,19 +38,29 @@ export async function openStoredMcpRuntime(
   options: StoredMcpRuntimeOptions,
   io: CliIo,
 ): Promise<{ runtime: ToolRuntime; close(): Promise<void> }> {
-  const dataDirectory = resolveDataDirectory(options.dataDirectory, io.env, io.cwd);
-  const databaseUrl = resolveDatabaseUrl(options.databaseUrl, io.env, dataDirectory);
   const logger = stderrLogger(io);
-  const database = openDatabase(databaseUrl, { baseDirectory: io.cwd });
+  let store: ExistingStore;
+  let outboundAllowlist: OutboundAllowlist;
   try {
-    await migrateDatabase(database);
-    const services = createToolportServices({
-      database,
-      registry: registerBuiltinTools(defaultToolRegistry),
-      secretKey: loadSecretKey({ environmentValue: io.env.TOOLPORT_SECRET_KEY, dataDirectory, logger }).key,
+    outboundAllowlist = parseOutboundAllowlist(io.env.TOOLPORT_OUTBOUND_ALLOW);
+    store = await openExistingStore(
+      io,
+      { dataDirectory: options.dataDirectory, databaseUrl: options.databaseUrl },
       logger,
-      mcp: { ...CLI_MCP_OPTIONS, outboundAllowlist: parseOutboundAllowlist(io.env.TOOLPORT_OUTBOUND_ALLOW) },
-    });
+    );
+  } catch (error) {
+    if (isToolportError(error)) throw new UsageError(error.message);
+    throw error;
+  }
+  const { database } = store;
+  const services = createToolportServices({
+    database,
+    registry: registerBuiltinTools(defaultToolRegistry),
+    secretKey: store.secretKey,
+    logger,
+    mcp: { ...CLI_MCP_OPTIONS, outboundAllowlist },
+  });
+  try {
     const userName = options.userName ?? DEFAULT_MCP_USER;
     const user = await services.repositories.users.findByName(userName);
     if (user === undefined) {
@@ -84,6 +94,7 @@ export async function openStoredMcpRuntime(
       },
     };
   } catch (error) {
+    await services.mcp.close();
     await database.close();
     if (isToolportError(error)) throw new UsageError(error.message);
     throw error;

@@ -1,24 +1,28 @@
+import { isToolportError } from '../core/errors.ts';
 import { defaultToolRegistry } from '../core/tool-registry.ts';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
-import { migrateDatabase, openDatabase } from '../persistence/database.ts';
 import type { ChatRecord } from '../persistence/repositories/chat-repository.ts';
 import type { ProviderConfigRecord } from '../persistence/repositories/provider-config-repository.ts';
 import { API_KEY_ENVIRONMENT_VARIABLES } from '../providers/create-provider-adapter.ts';
 import type { ProviderName } from '../providers/provider-adapter.ts';
-import { loadSecretKey } from '../secrets/secret-key.ts';
 import { createToolportServices } from '../services/toolport-services.ts';
 import { registerBuiltinTools } from '../tools/index.ts';
 import type { CliIo } from './cli-io.ts';
-import { resolveDataDirectory, resolveDatabaseUrl } from './server-config.ts';
+import { openExistingStore, type ExistingStore } from './open-existing-store.ts';
+import { CLI_MCP_OPTIONS } from './server-config.ts';
 import { UsageError } from './usage-error.ts';
 
 export interface StoredUserContext {
-  /** The user's enabled tools with their saved settings (CORE-4), bound to `workingDirectory` when given. */
-  runtime: ToolRuntime;
   /** The provider configuration `--provider` names (by name, then by wire format), or the user's default. */
   config: ProviderConfigRecord | undefined;
   /** The API key from the user's secrets: the configuration's `apiKeySecret`, else a secret named like the env var. */
   apiKey(provider: ProviderName): Promise<string | undefined>;
+  /**
+   * The user's enabled tools with their saved settings (CORE-4), bound to `workingDirectory` when given. This connects
+   * their enabled MCP servers (spawning stdio ones), so call it once the arguments are known to be good.
+   */
+  openRuntime(): Promise<ToolRuntime>;
+  /** Ends every MCP connection and stdio child, then the database. Call it on every exit path. */
   close(): Promise<void>;
 }
 
@@ -35,18 +39,29 @@ export async function openStoredUserContext(
   io: CliIo,
   options: StoredUserOptions,
 ): Promise<StoredUserContext> {
-  const dataDirectory = resolveDataDirectory(options.dataDirectoryFlag, io.env, io.cwd);
-  const database = openDatabase(resolveDatabaseUrl(options.databaseUrlFlag, io.env, dataDirectory), {
-    baseDirectory: io.cwd,
-    maxConnections: 2,
-  });
+  let store: ExistingStore;
   try {
-    await migrateDatabase(database);
-    const services = createToolportServices({
-      database,
-      registry: registerBuiltinTools(defaultToolRegistry),
-      secretKey: loadSecretKey({ environmentValue: io.env.TOOLPORT_SECRET_KEY, dataDirectory }).key,
+    store = await openExistingStore(io, {
+      dataDirectory: options.dataDirectoryFlag,
+      databaseUrl: options.databaseUrlFlag,
     });
+  } catch (error) {
+    if (isToolportError(error)) throw new UsageError(error.message);
+    throw error;
+  }
+  const { database } = store;
+  const services = createToolportServices({
+    database,
+    registry: registerBuiltinTools(defaultToolRegistry),
+    secretKey: store.secretKey,
+    mcp: CLI_MCP_OPTIONS,
+  });
+  const close = async (): Promise<void> => {
+    await services.mcp.close();
+    await services.flush();
+    await database.close();
+  };
+  try {
     const user = await services.repositories.users.findByName(options.userName);
     if (user === undefined)
       throw new UsageError(`--user ${options.userName}: no such user in ${database.description}`);
@@ -70,9 +85,7 @@ export async function openStoredUserContext(
             createdAt: now,
             updatedAt: now,
           };
-    const runtime = await services.toolRuntime.getEnabledToolRuntime(user, chat);
     return {
-      runtime,
       config,
       apiKey: async (provider) => {
         const secrets = services.secrets.createReader(user.id);
@@ -82,13 +95,11 @@ export async function openStoredUserContext(
         }
         return secrets.getSecret(API_KEY_ENVIRONMENT_VARIABLES[provider]);
       },
-      close: async () => {
-        await services.flush();
-        await database.close();
-      },
+      openRuntime: () => services.toolRuntime.getEnabledToolRuntime(user, chat),
+      close,
     };
   } catch (error) {
-    await database.close();
+    await close();
     throw error;
   }
 }
