@@ -13,14 +13,11 @@ import { PROVIDER_NAMES, type ProviderName, type ProviderSession } from '../prov
 import type { StopReason, StreamEvent } from '../providers/stream-events.ts';
 import { registerBuiltinTools } from '../tools/index.ts';
 import type { CliIo } from './cli-io.ts';
-import { DATABASE_OPTIONS } from './server-config.ts';
 import { openStoredUserContext, type StoredUserContext } from './stored-user-context.ts';
 import { UsageError } from './usage-error.ts';
+import { CHAT_SPEC, commandSynopsis, parseOptionsOf } from './command-specs.ts';
 
-export const CHAT_USAGE =
-  'usage: toolport chat --provider openai|openai-chat|anthropic|gemini|gemini-interactions --model MODEL ' +
-  '[--base-url URL] [-p "prompt"] [--system TEXT] [--workdir DIR] [--max-iterations N] [--max-tokens N] ' +
-  '[--user NAME [--data-dir DIR] [--database-url URL]]';
+export const CHAT_USAGE = `usage: ${commandSynopsis(CHAT_SPEC)}`;
 
 const SHOWN_RESULT_CHARACTERS = 200;
 
@@ -129,18 +126,7 @@ export async function runChatCommand(argv: string[], io: CliIo, signal?: AbortSi
     args: argv,
     allowPositionals: true,
     strict: true,
-    options: {
-      provider: { type: 'string' },
-      model: { type: 'string' },
-      'base-url': { type: 'string' },
-      prompt: { type: 'string', short: 'p' },
-      system: { type: 'string' },
-      workdir: { type: 'string' },
-      'max-iterations': { type: 'string' },
-      'max-tokens': { type: 'string' },
-      user: { type: 'string' },
-      ...DATABASE_OPTIONS,
-    },
+    options: parseOptionsOf(CHAT_SPEC),
   });
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]!}\n${CHAT_USAGE}`);
   if (values.user === undefined && (values['data-dir'] !== undefined || values['database-url'] !== undefined))

@@ -13,8 +13,9 @@ import { loadSecretKey } from '../secrets/secret-key.ts';
 import type { UserToolSource } from '../services/tool-catalog.ts';
 import { createToolportServices, type ToolportServices } from '../services/toolport-services.ts';
 import type { CliIo } from './cli-io.ts';
-import { DATABASE_OPTIONS, resolveDataDirectory, resolveDatabaseUrl } from './server-config.ts';
+import { resolveDataDirectory, resolveDatabaseUrl } from './server-config.ts';
 import { UsageError } from './usage-error.ts';
+import { parseOptionsOf, SERVE_SPEC } from './command-specs.ts';
 
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 7420;
@@ -63,12 +64,7 @@ async function serve(
     args: argv,
     allowPositionals: true,
     strict: true,
-    options: {
-      ...DATABASE_OPTIONS,
-      host: { type: 'string' },
-      port: { type: 'string' },
-      'log-level': { type: 'string' },
-    },
+    options: parseOptionsOf(SERVE_SPEC),
   });
   if (positionals.length > 0)
     throw new UsageError(`toolport serve takes no arguments, received ${positionals.join(' ')}`);

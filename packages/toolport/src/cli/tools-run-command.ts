@@ -5,6 +5,7 @@ import { executeTool, type ExecuteToolEnvironment } from '../core/execute-tool.t
 import type { ToolMode, ToolSettingsInput } from '../core/tool-types.ts';
 import type { CliIo } from './cli-io.ts';
 import { UsageError, parseJsonOption } from './usage-error.ts';
+import { commandSynopsis, parseOptionsOf, TOOLS_RUN_SPEC } from './command-specs.ts';
 
 /** `--settings` JSON: `{"enabled": true, "timeoutSeconds": 10}`; a nested `parameters` object is accepted too. */
 export function parseSettingsOverrides(value: unknown): ToolSettingsInput {
@@ -51,19 +52,10 @@ export async function runToolsRunCommand(
     args: argv,
     allowPositionals: true,
     strict: true,
-    options: {
-      args: { type: 'string' },
-      settings: { type: 'string' },
-      workdir: { type: 'string' },
-      mode: { type: 'string' },
-      user: { type: 'string' },
-      chat: { type: 'string' },
-    },
+    options: parseOptionsOf(TOOLS_RUN_SPEC),
   });
   if (positionals.length !== 1) {
-    throw new UsageError(
-      "usage: toolport tools run <name> --args '<json>' [--settings '<json>'] [--workdir DIR] [--mode chat|agent]",
-    );
+    throw new UsageError(`usage: ${commandSynopsis(TOOLS_RUN_SPEC)}`);
   }
   const toolName = positionals[0]!;
   const args = values.args === undefined ? {} : parseJsonOption('--args', values.args);
