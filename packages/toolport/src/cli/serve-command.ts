@@ -1,7 +1,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { isToolportError } from '../core/errors.ts';
+import { isToolportError, ToolportError } from '../core/errors.ts';
 import type { ToolRegistry } from '../core/tool-registry.ts';
 import type { ToolportLogger } from '../core/tool-types.ts';
 import { buildServer, TOOLPORT_VERSION, type ToolportServerPlugin } from '../http/build-server.ts';
@@ -79,6 +80,8 @@ async function serve(
   }
 
   const outboundAllowlist = parseOutboundAllowlist(io.env.TOOLPORT_OUTBOUND_ALLOW);
+  // Before anything is written: a busy port must not leave a fresh data dir, key and database behind.
+  await assertPortAvailable(host, port);
   const dataDirectory = resolveDataDirectory(values['data-dir'], io.env, io.cwd);
   mkdirSync(dataDirectory, { recursive: true, mode: 0o700 });
   const databaseUrl = resolveDatabaseUrl(values['database-url'], io.env, dataDirectory);
@@ -143,7 +146,11 @@ async function serve(
 
   try {
     const admin = await bootstrapAdmin(services, dataDirectory);
-    await server.listen({ host, port });
+    await server.listen({ host, port }).catch((error: unknown) => {
+      // Taken between the check and now (another process started meanwhile).
+      if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw portInUse(host, port);
+      throw error;
+    });
     const address = server.server.address();
     const boundPort = typeof address === 'object' && address !== null ? address.port : port;
     const url = `http://${displayHost(host)}:${boundPort}`;
@@ -173,6 +180,26 @@ async function serve(
   await database.close();
   io.stderr('toolport stopped.\n');
   return 0;
+}
+
+function portInUse(host: string, port: number): ToolportError {
+  return new ToolportError(
+    'conflict',
+    `port ${port} on ${host} is already in use (another toolport serve?): stop that server, or pick another port ` +
+      'with --port N (or TOOLPORT_PORT).',
+  );
+}
+
+/** Binds and releases the address, so `serve` fails on a busy port before it creates any state. */
+async function assertPortAvailable(host: string, port: number): Promise<void> {
+  if (port === 0) return;
+  const probe = createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', (error: NodeJS.ErrnoException) =>
+      reject(error.code === 'EADDRINUSE' ? portInUse(host, port) : error),
+    );
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()));
+  });
 }
 
 /**
