@@ -1,4 +1,4 @@
-import { mkdtempSync, realpathSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -125,8 +125,12 @@ describe('CLI-1 toolport tools run', () => {
   it('accepts an existing --workdir and defaults to agent mode with it', async () => {
     const directory = realpathSync(mkdtempSync(join(tmpdir(), 'toolport-cli-')));
     const io = capture();
-    expect(
-      await runCli(['tools', 'run', 'get_current_datetime', '--workdir', directory, '--mode', 'chat'], io),
-    ).toBe(0);
+    try {
+      expect(
+        await runCli(['tools', 'run', 'get_current_datetime', '--workdir', directory, '--mode', 'chat'], io),
+      ).toBe(0);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 });
