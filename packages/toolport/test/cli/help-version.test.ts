@@ -15,6 +15,9 @@ const BUILT = existsSync(join(PACKAGE_ROOT, 'dist/cli/main.js'));
 const VERSION = (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string })
   .version;
 
+const stateDirectory = mkdtempSync(join(tmpdir(), 'toolport-help-state-'));
+afterAll(() => rmSync(stateDirectory, { recursive: true, force: true }));
+
 function capture(): { io: CliIo; output: { stdout: string; stderr: string } } {
   const output = { stdout: '', stderr: '' };
   return {
@@ -23,7 +26,7 @@ function capture(): { io: CliIo; output: { stdout: string; stderr: string } } {
       stdout: (text) => (output.stdout += text),
       stderr: (text) => (output.stderr += text),
       cwd: process.cwd(),
-      env: {},
+      env: { TOOLPORT_STATE_DIR: stateDirectory },
     },
   };
 }
