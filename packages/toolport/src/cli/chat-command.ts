@@ -13,6 +13,7 @@ import { PROVIDER_NAMES, type ProviderName, type ProviderSession } from '../prov
 import type { StopReason, StreamEvent } from '../providers/stream-events.ts';
 import { registerBuiltinTools } from '../tools/index.ts';
 import type { CliIo } from './cli-io.ts';
+import { startProgressLine, type ProgressLine } from './progress-line.ts';
 import { openStoredUserContext, type StoredUserContext } from './stored-user-context.ts';
 import { UsageError } from './usage-error.ts';
 import { CHAT_SPEC, commandSynopsis, parseOptionsOf } from './command-specs.ts';
@@ -20,6 +21,15 @@ import { CHAT_SPEC, commandSynopsis, parseOptionsOf } from './command-specs.ts';
 export const CHAT_USAGE = `usage: ${commandSynopsis(CHAT_SPEC)}`;
 
 const SHOWN_RESULT_CHARACTERS = 200;
+/** The stream events `renderTurn` may write for; others leave the progress line as it is. */
+const PRINTING_EVENTS = new Set<StreamEvent['type']>([
+  'text_delta',
+  'tool_call_started',
+  'tool_call_completed',
+  'tool_result',
+  'error',
+  'turn_completed',
+]);
 
 function resolveWorkdir(directory: string, cwd: string): string {
   let real: string;
@@ -64,7 +74,31 @@ async function renderTurn(
   const activity = interactiveTerminal ? io.stdout : io.stderr;
   let stepText = '';
   let stopReason: StopReason = 'error';
+  // CLI-1: on a terminal, stderr says what the turn waits for (the model, a tool) while nothing else is printed.
+  const waitingForModel = 'toolport: waiting for the model';
+  let waitingFor: string | undefined = waitingForModel;
+  let progress: ProgressLine = startProgressLine(io, waitingFor);
   for await (const event of events) {
+    const previous: string | undefined = waitingFor;
+    switch (event.type) {
+      case 'text_delta':
+      case 'tool_call_started':
+      case 'error':
+      case 'turn_completed':
+        waitingFor = undefined;
+        break;
+      case 'tool_call_completed':
+        waitingFor = `toolport: running ${event.name}`;
+        break;
+      case 'tool_result':
+        if (event.partial !== true) waitingFor = waitingForModel;
+        break;
+      default:
+        break;
+    }
+    // Events that change nothing keep the line (and its clock); anything printed below clears it first.
+    const prints = PRINTING_EVENTS.has(event.type);
+    if (waitingFor !== previous || prints) progress.stop();
     switch (event.type) {
       case 'text_delta':
         if (interactiveTerminal) io.stdout(event.delta);
@@ -106,7 +140,11 @@ async function renderTurn(
       default:
         break;
     }
+    if (waitingFor !== undefined && (waitingFor !== previous || prints)) {
+      progress = startProgressLine(io, waitingFor);
+    }
   }
+  progress.stop();
   return stopReason;
 }
 

@@ -4,8 +4,13 @@ import { parseArgs } from 'node:util';
 import { executeTool, type ExecuteToolEnvironment } from '../core/execute-tool.ts';
 import type { ToolMode, ToolSettingsInput } from '../core/tool-types.ts';
 import type { CliIo } from './cli-io.ts';
+import { startProgressLine } from './progress-line.ts';
 import { UsageError, parseJsonOption } from './usage-error.ts';
 import { commandSynopsis, parseOptionsOf, TOOLS_RUN_SPEC } from './command-specs.ts';
+
+/** 128 + SIGINT, as shells report a command ended by Ctrl-C (and `toolport chat` does). */
+export const INTERRUPTED_EXIT_CODE = 130;
+const ABORT_GRACE_MS = 5_000;
 
 /** `--settings` JSON: `{"enabled": true, "timeoutSeconds": 10}`; a nested `parameters` object is accepted too. */
 export function parseSettingsOverrides(value: unknown): ToolSettingsInput {
@@ -39,7 +44,9 @@ function resolveWorkdir(directory: string, cwd: string): string {
 
 /**
  * `toolport tools run <name> --args '<json>' [--settings '<json>'] [--workdir DIR] [--mode chat|agent]`
- * Prints the result JSON and returns 0; a tool error prints `{"error":{"code","message"}}` and returns 1.
+ * Prints the result JSON and returns 0; a tool error prints `{"error":{"code","message"}}` and returns 1. Ctrl-C
+ * (`signal`) prints what the tool returned when it stopped (a shell's partial output) and returns 130. On a terminal,
+ * stderr shows a progress line while the call runs.
  * `--mode` defaults to agent when `--workdir` is given (the directory is then used, PATH-1), else chat.
  */
 export async function runToolsRunCommand(
@@ -72,6 +79,7 @@ export async function runToolsRunCommand(
   const mode: ToolMode =
     (values.mode as ToolMode | undefined) ?? (workingDirectory === undefined ? 'chat' : 'agent');
 
+  const progress = startProgressLine(io, `toolport: ${toolName} running (Ctrl-C stops it)`);
   const outcome = await executeTool(
     {
       toolName,
@@ -82,13 +90,17 @@ export async function runToolsRunCommand(
       mode,
       settingsOverrides,
       signal,
+      onProgress: (update) => progress.report(update),
+      // Ctrl-C: a tool that stops on its signal reports what it did (a shell: partial output, termination aborted).
+      abortGraceMs: ABORT_GRACE_MS,
     },
     environment,
-  );
+  ).finally(() => progress.stop());
+  const interrupted = signal?.aborted === true;
   if (outcome.ok) {
     io.stdout(`${JSON.stringify(outcome.result, null, 2) ?? 'null'}\n`);
-    return 0;
+    return interrupted ? INTERRUPTED_EXIT_CODE : 0;
   }
   io.stdout(`${JSON.stringify({ error: { code: outcome.error.code, message: outcome.error.message } })}\n`);
-  return 1;
+  return interrupted ? INTERRUPTED_EXIT_CODE : 1;
 }
