@@ -173,6 +173,8 @@ function withTimeout<T>(promise: Promise<T>, timeoutMs: number, message: string)
  */
 export class McpClientPool {
   readonly #connections = new Map<string, Connection>();
+  /** Per user: bumps whenever one of their servers' listings appears, changes or goes away. */
+  readonly #listingVersions = new Map<string, number>();
   readonly #options: McpClientPoolOptions;
   readonly #logger: ToolportLogger;
   #closed = false;
@@ -290,6 +292,18 @@ export class McpClientPool {
         cause: error,
       });
     }
+  }
+
+  /**
+   * Changes whenever the tools this pool would give the user change (a listing arrived, was refreshed, or a
+   * connection ended): a cache of the user's runtime compares it before reusing one.
+   */
+  listingVersion(userId: string): number {
+    return this.#listingVersions.get(userId) ?? 0;
+  }
+
+  #listingChanged(connection: Connection): void {
+    this.#listingVersions.set(connection.userId, this.listingVersion(connection.userId) + 1);
   }
 
   /**
@@ -471,6 +485,8 @@ export class McpClientPool {
           connection.client = undefined;
           connection.transport = undefined;
           if (connection.state !== 'disabled') connection.state = 'failed';
+          // Its tools leave the next listing (getEntries lists connected servers only).
+          this.#listingChanged(connection);
         };
         client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
           if (connection.generation !== generation || connection.client === undefined) return;
@@ -601,6 +617,7 @@ export class McpClientPool {
       connection.tools = tools;
       connection.listedAt = new Date();
       connection.listCount += 1;
+      this.#listingChanged(connection);
       connection.consecutiveFailures = 0;
       connection.retryAt = undefined;
       return tools;
@@ -623,6 +640,7 @@ export class McpClientPool {
     connection.connecting = undefined;
     connection.client = undefined;
     connection.transport = undefined;
+    if (connection.tools !== undefined) this.#listingChanged(connection);
     connection.tools = undefined;
     if (client !== undefined) await client.close().catch(() => {});
     else if (transport !== undefined) await transport.close().catch(() => {});

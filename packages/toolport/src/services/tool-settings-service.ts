@@ -56,6 +56,8 @@ export interface ToolSettingsServiceOptions {
   repository: ToolSettingsRepository;
   catalog: ToolCatalog;
   logger?: ToolportLogger;
+  /** Called after a user's saved settings changed (runtime caches drop that user's entry). */
+  onChange?: (userId: string) => void;
 }
 
 /** Seed "Arquitetura": the application layer between the routes and registry + policy + repository. */
@@ -63,11 +65,13 @@ export class ToolSettingsService {
   readonly #repository: ToolSettingsRepository;
   readonly #catalog: ToolCatalog;
   readonly #logger: ToolportLogger | undefined;
+  readonly #onChange: ((userId: string) => void) | undefined;
 
   constructor(options: ToolSettingsServiceOptions) {
     this.#repository = options.repository;
     this.#catalog = options.catalog;
     this.#logger = options.logger;
+    this.#onChange = options.onChange;
   }
 
   async list(userId: string): Promise<ToolSettingsDescriptor[]> {
@@ -125,6 +129,7 @@ export class ToolSettingsService {
       const enabled = update.enabled ?? current?.enabled;
       return enabled === undefined ? { parameters } : { enabled, parameters };
     });
+    this.#onChange?.(userId);
     return this.#describe(entry, stored);
   }
 
@@ -132,6 +137,7 @@ export class ToolSettingsService {
   async reset(userId: string, toolName: string): Promise<ToolSettingsDescriptor> {
     const entry = await this.#find(userId, toolName);
     await this.#repository.delete(userId, toolName);
+    this.#onChange?.(userId);
     return this.#describe(entry, undefined);
   }
 

@@ -91,6 +91,7 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
       repository: repositories.toolSettings,
       catalog,
       logger: options.logger,
+      onChange: (userId) => toolRuntime.invalidate(userId),
     }),
     toolRuntime,
     secrets,

@@ -108,6 +108,7 @@ export function registerMcpServerRoutes(app: ToolportApp, services: ToolportServ
         config: transportFields(parsed),
         enabled: parsed.enabled,
       });
+      services.toolRuntime.invalidate(userId);
       return reply.code(201).send(toResponse(userId, created));
     },
   );
@@ -186,6 +187,7 @@ export function registerMcpServerRoutes(app: ToolportApp, services: ToolportServ
       if (updated === undefined) throw serverNotFound(request.params.serverId);
       // A disabled or changed server must not keep its old process or session until the next turn notices.
       await services.mcp.pool.disconnect(userId, current.id);
+      services.toolRuntime.invalidate(userId);
       return toResponse(userId, updated);
     },
   );
@@ -206,6 +208,7 @@ export function registerMcpServerRoutes(app: ToolportApp, services: ToolportServ
         throw serverNotFound(request.params.serverId);
       }
       await services.mcp.pool.disconnect(userId, request.params.serverId);
+      services.toolRuntime.invalidate(userId);
       return reply.code(204).send(null);
     },
   );
