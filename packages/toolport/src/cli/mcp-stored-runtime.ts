@@ -1,16 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { isToolportError } from '../core/errors.ts';
-import { defaultToolRegistry } from '../core/tool-registry.ts';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
 import type { ToolportLogger } from '../core/tool-types.ts';
-import type { OutboundAllowlist } from '../net/ip-address-policy.ts';
-import { parseOutboundAllowlist } from '../net/parse-outbound-allowlist.ts';
 import type { ChatRecord } from '../persistence/repositories/chat-repository.ts';
-import { createToolportServices } from '../services/toolport-services.ts';
-import { registerBuiltinTools } from '../tools/index.ts';
 import type { CliIo } from './cli-io.ts';
-import { openExistingStore, type ExistingStore } from './open-existing-store.ts';
-import { CLI_MCP_OPTIONS } from './server-config.ts';
+import { openStoredServices } from './open-existing-store.ts';
 import { UsageError } from './usage-error.ts';
 
 export interface StoredMcpRuntimeOptions {
@@ -38,28 +32,11 @@ export async function openStoredMcpRuntime(
   options: StoredMcpRuntimeOptions,
   io: CliIo,
 ): Promise<{ runtime: ToolRuntime; close(): Promise<void> }> {
-  const logger = stderrLogger(io);
-  let store: ExistingStore;
-  let outboundAllowlist: OutboundAllowlist;
-  try {
-    outboundAllowlist = parseOutboundAllowlist(io.env.TOOLPORT_OUTBOUND_ALLOW);
-    store = await openExistingStore(
-      io,
-      { dataDirectory: options.dataDirectory, databaseUrl: options.databaseUrl },
-      logger,
-    );
-  } catch (error) {
-    if (isToolportError(error)) throw new UsageError(error.message);
-    throw error;
-  }
-  const { database } = store;
-  const services = createToolportServices({
-    database,
-    registry: registerBuiltinTools(defaultToolRegistry),
-    secretKey: store.secretKey,
-    logger,
-    mcp: { ...CLI_MCP_OPTIONS, outboundAllowlist },
-  });
+  const { services, database, close } = await openStoredServices(
+    io,
+    { dataDirectory: options.dataDirectory, databaseUrl: options.databaseUrl },
+    stderrLogger(io),
+  );
   try {
     const userName = options.userName ?? DEFAULT_MCP_USER;
     const user = await services.repositories.users.findByName(userName);
@@ -85,17 +62,9 @@ export async function openStoredMcpRuntime(
             updatedAt: now,
           };
     const runtime = await services.toolRuntime.getEnabledToolRuntime(user, chat);
-    return {
-      runtime,
-      close: async () => {
-        await services.mcp.close();
-        await services.flush();
-        await database.close();
-      },
-    };
+    return { runtime, close };
   } catch (error) {
-    await services.mcp.close();
-    await database.close();
+    await close();
     if (isToolportError(error)) throw new UsageError(error.message);
     throw error;
   }

@@ -1,10 +1,15 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { isToolportError } from '../core/errors.ts';
+import { defaultToolRegistry } from '../core/tool-registry.ts';
 import type { ToolportLogger } from '../core/tool-types.ts';
+import { parseOutboundAllowlist } from '../net/parse-outbound-allowlist.ts';
 import { migrateDatabase, openDatabase, type ToolportDatabase } from '../persistence/database.ts';
 import { loadSecretKey, SECRET_KEY_FILE_NAME } from '../secrets/secret-key.ts';
+import { createToolportServices, type ToolportServices } from '../services/toolport-services.ts';
+import { registerBuiltinTools } from '../tools/index.ts';
 import type { CliIo } from './cli-io.ts';
-import { resolveDataDirectory, resolveDatabaseUrl } from './server-config.ts';
+import { CLI_MCP_OPTIONS, resolveDataDirectory, resolveDatabaseUrl } from './server-config.ts';
 import { UsageError } from './usage-error.ts';
 
 export interface ExistingStore {
@@ -64,4 +69,49 @@ export async function openExistingStore(
     throw error;
   }
   return { database, dataDirectory, secretKey };
+}
+
+export interface StoredServices {
+  services: ToolportServices;
+  database: ToolportDatabase;
+  /** Ends every MCP connection and stdio child, waits for audit writes, closes the database. */
+  close(): Promise<void>;
+}
+
+/**
+ * The services over the existing store, as a CLI session of a stored user needs them (`mcp --user`, `chat --user`):
+ * the built-in registry, the operator's outbound allowlist, and MCP listings that wait for the whole connect. A bad
+ * store or setting is a usage error (exit 2) naming it.
+ */
+export async function openStoredServices(
+  io: CliIo,
+  flags: ExistingStoreFlags,
+  logger?: ToolportLogger,
+): Promise<StoredServices> {
+  let store: ExistingStore;
+  let outboundAllowlist: ReturnType<typeof parseOutboundAllowlist>;
+  try {
+    outboundAllowlist = parseOutboundAllowlist(io.env.TOOLPORT_OUTBOUND_ALLOW);
+    store = await openExistingStore(io, flags, logger);
+  } catch (error) {
+    if (isToolportError(error)) throw new UsageError(error.message);
+    throw error;
+  }
+  const { database } = store;
+  const services = createToolportServices({
+    database,
+    registry: registerBuiltinTools(defaultToolRegistry),
+    secretKey: store.secretKey,
+    ...(logger === undefined ? {} : { logger }),
+    mcp: { ...CLI_MCP_OPTIONS, outboundAllowlist },
+  });
+  return {
+    services,
+    database,
+    close: async () => {
+      await services.mcp.close();
+      await services.flush();
+      await database.close();
+    },
+  };
 }

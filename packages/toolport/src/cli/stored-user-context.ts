@@ -1,15 +1,10 @@
-import { isToolportError } from '../core/errors.ts';
-import { defaultToolRegistry } from '../core/tool-registry.ts';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
 import type { ChatRecord } from '../persistence/repositories/chat-repository.ts';
 import type { ProviderConfigRecord } from '../persistence/repositories/provider-config-repository.ts';
 import { API_KEY_ENVIRONMENT_VARIABLES } from '../providers/create-provider-adapter.ts';
 import type { ProviderName } from '../providers/provider-adapter.ts';
-import { createToolportServices } from '../services/toolport-services.ts';
-import { registerBuiltinTools } from '../tools/index.ts';
 import type { CliIo } from './cli-io.ts';
-import { openExistingStore, type ExistingStore } from './open-existing-store.ts';
-import { CLI_MCP_OPTIONS } from './server-config.ts';
+import { openStoredServices } from './open-existing-store.ts';
 import { UsageError } from './usage-error.ts';
 
 export interface StoredUserContext {
@@ -39,28 +34,10 @@ export async function openStoredUserContext(
   io: CliIo,
   options: StoredUserOptions,
 ): Promise<StoredUserContext> {
-  let store: ExistingStore;
-  try {
-    store = await openExistingStore(io, {
-      dataDirectory: options.dataDirectoryFlag,
-      databaseUrl: options.databaseUrlFlag,
-    });
-  } catch (error) {
-    if (isToolportError(error)) throw new UsageError(error.message);
-    throw error;
-  }
-  const { database } = store;
-  const services = createToolportServices({
-    database,
-    registry: registerBuiltinTools(defaultToolRegistry),
-    secretKey: store.secretKey,
-    mcp: CLI_MCP_OPTIONS,
+  const { services, database, close } = await openStoredServices(io, {
+    dataDirectory: options.dataDirectoryFlag,
+    databaseUrl: options.databaseUrlFlag,
   });
-  const close = async (): Promise<void> => {
-    await services.mcp.close();
-    await services.flush();
-    await database.close();
-  };
   try {
     const user = await services.repositories.users.findByName(options.userName);
     if (user === undefined)
