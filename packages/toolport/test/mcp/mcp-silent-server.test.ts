@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, migrateDatabase, type ToolportDatabase } from '../../src/persistence/database.ts';
+import { FakeProviderServer } from '../providers/fake-provider-server.ts';
+import { scriptStep } from '../providers/scripted-streams.ts';
 import { createTestUser, startTestServer, type TestServer } from '../support/test-server.ts';
 
 type User = Awaited<ReturnType<typeof createTestUser>>;
@@ -18,8 +20,10 @@ describe('MCP-1 a silent MCP server through the API', () => {
   let server: TestServer;
   let alice: User;
   let serverId: string;
+  let fake: FakeProviderServer;
 
   beforeAll(async () => {
+    fake = await FakeProviderServer.start();
     directory = mkdtempSync(join(tmpdir(), 'toolport-mcp-silent-'));
     database = openDatabase(`sqlite:${join(directory, 'toolport.db')}`);
     await migrateDatabase(database);
@@ -36,6 +40,7 @@ describe('MCP-1 a silent MCP server through the API', () => {
   });
 
   afterAll(async () => {
+    await fake.close();
     await server.close();
     await database.close();
     rmSync(directory, { recursive: true, force: true });
@@ -85,5 +90,46 @@ describe('MCP-1 a silent MCP server through the API', () => {
       headers: alice.headers,
     });
     expect(status.json()).toMatchObject({ status: { state: 'connecting', connected: false } });
+  });
+
+  it('runs a turn with the tools that are ready', async () => {
+    const secret = await server.app.inject({
+      method: 'PUT',
+      url: '/api/secrets/KEY',
+      headers: alice.headers,
+      payload: { value: 'sk-test' },
+    });
+    expect(secret.statusCode).toBe(200);
+    const provider = await server.app.inject({
+      method: 'POST',
+      url: '/api/providers',
+      headers: alice.headers,
+      payload: {
+        provider: 'anthropic',
+        baseUrl: fake.baseURLFor('anthropic'),
+        defaultModel: 'm',
+        apiKeySecret: 'KEY',
+      },
+    });
+    expect(provider.statusCode).toBe(201);
+    const chat = await server.app.inject({
+      method: 'POST',
+      url: '/api/chats',
+      headers: alice.headers,
+      payload: { title: 't' },
+    });
+    fake.enqueue('anthropic', scriptStep('anthropic', { text: 'Ready.' }));
+    const before = fake.requests.length;
+    const turn = await server.app.inject({
+      method: 'POST',
+      url: `/api/chats/${(chat.json() as { id: string }).id}/turns`,
+      headers: alice.headers,
+      payload: { message: 'hi', provider: 'anthropic' },
+    });
+    expect(turn.statusCode).toBe(200);
+    expect(turn.body).toContain('event: turn_completed');
+    const sent = (fake.requests[before]!.body.tools as Array<{ name: string }>).map((tool) => tool.name);
+    expect(sent).toContain('get_current_datetime');
+    expect(sent.some((name) => name.startsWith('silent_'))).toBe(false);
   });
 });
