@@ -7,6 +7,8 @@ export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     setupFiles: ['test/support/loopback-only-setup.ts'],
+    // Fails the run listing the temp entries tests left behind (each run gets a private TMPDIR).
+    globalSetup: ['test/support/temp-leak-check.ts'],
     testTimeout: 20_000,
     hookTimeout: 30_000,
     ...(summaryFile === undefined

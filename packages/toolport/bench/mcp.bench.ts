@@ -2,10 +2,17 @@
 // official SDK client: cold start to the first tools/list answer, then sequential tools/call round trips.
 // Goals (issue 6): cold start ≤ 250 ms, ≥ 5,000 calls/s. "toolport echo" is the same lean stdio server with an echo
 // tool (run from src/ with type stripping, so its cold start is not the product's): the like-for-like round trip.
-import { existsSync } from 'node:fs';
+// Then `/mcp` on `toolport serve` (the built bin, its own process, SQLite in a temp data dir) under the same client
+// over Streamable HTTP, against `toolport mcp` in the same run. Goal (issue 10): /mcp ≥ 0.5× stdio's calls/s.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 
 const BIN = fileURLToPath(new URL('../bin/toolport.js', import.meta.url));
 const EVERYTHING = fileURLToPath(
@@ -45,19 +52,54 @@ function percentile(sorted: number[], fraction: number): number {
 }
 
 async function connect(subject: Subject): Promise<{ client: Client; startMs: number }> {
+  return connectOver(
+    new StdioClientTransport({ command: process.execPath, args: subject.args, stderr: 'ignore' }),
+  );
+}
+
+async function connectOver(transport: Transport): Promise<{ client: Client; startMs: number }> {
   const client = new Client({ name: 'toolport-bench', version: '1.0.0' });
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: subject.args,
-    stderr: 'ignore',
-  });
   const started = performance.now();
   await client.connect(transport);
   await client.listTools();
   return { client, startMs: performance.now() - started };
 }
 
-const rows: string[] = [];
+interface Measured {
+  callsPerSecond: number;
+  row: string;
+}
+
+/** Sequential tools/call round trips on a connected client. */
+async function measureCalls(
+  client: Client,
+  tool: string,
+  args: Record<string, unknown>,
+): Promise<{ callsPerSecond: number; latencies: number[] }> {
+  const call = () => client.callTool({ name: tool, arguments: args });
+  for (let index = 0; index < WARMUP_CALLS; index += 1) await call();
+  const latencies: number[] = [];
+  const began = performance.now();
+  for (let index = 0; index < CALLS; index += 1) {
+    const callStarted = performance.now();
+    await call();
+    latencies.push(performance.now() - callStarted);
+  }
+  const elapsedMs = performance.now() - began;
+  latencies.sort((a, b) => a - b);
+  return { callsPerSecond: (CALLS / elapsedMs) * 1000, latencies };
+}
+
+function callColumns(callsPerSecond: number, latencies: number[], tool: string): string[] {
+  return [
+    `${Math.round(callsPerSecond).toLocaleString('en-US')} calls/s`,
+    `p50 ${percentile(latencies, 0.5).toFixed(3)} ms`,
+    `p99 ${percentile(latencies, 0.99).toFixed(3)} ms`,
+    `(${tool})`,
+  ];
+}
+
+const measured = new Map<string, Measured>();
 for (const subject of subjects) {
   const starts: number[] = [];
   for (let run = 0; run < COLD_STARTS; run += 1) {
@@ -68,30 +110,121 @@ for (const subject of subjects) {
   starts.sort((a, b) => a - b);
 
   const { client } = await connect(subject);
-  const call = () => client.callTool({ name: subject.tool, arguments: subject.arguments });
-  for (let index = 0; index < WARMUP_CALLS; index += 1) await call();
-  const latencies: number[] = [];
-  const began = performance.now();
-  for (let index = 0; index < CALLS; index += 1) {
-    const callStarted = performance.now();
-    await call();
-    latencies.push(performance.now() - callStarted);
-  }
-  const elapsedMs = performance.now() - began;
+  const { callsPerSecond, latencies } = await measureCalls(client, subject.tool, subject.arguments);
   await client.close();
-  latencies.sort((a, b) => a - b);
-  rows.push(
-    [
+  measured.set(subject.label, {
+    callsPerSecond,
+    row: [
       subject.label.padEnd(18),
       `cold start median ${percentile(starts, 0.5).toFixed(0)} ms (min ${starts[0]!.toFixed(0)}, max ${starts.at(-1)!.toFixed(0)})`,
-      `${Math.round((CALLS / elapsedMs) * 1000).toLocaleString('en-US')} calls/s`,
-      `p50 ${percentile(latencies, 0.5).toFixed(3)} ms`,
-      `p99 ${percentile(latencies, 0.99).toFixed(3)} ms`,
-      `(${subject.tool})`,
+      ...callColumns(callsPerSecond, latencies, subject.tool),
     ].join('  '),
-  );
+  });
 }
+
+/** `toolport serve` on a free port with a fresh data dir; resolves with its URL and the admin token. */
+async function startServe(
+  dataDirectory: string,
+): Promise<{ child: ChildProcess; url: string; token: string }> {
+  const child = spawn(
+    process.execPath,
+    [BIN, 'serve', '--port', '0', '--data-dir', dataDirectory, '--log-level', 'warn'],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { PATH: process.env.PATH ?? '', HOME: dataDirectory },
+    },
+  );
+  let stderr = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(stderr);
+      if (match !== null) resolve(match[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`toolport serve exited ${code}: ${stderr}`)));
+  });
+  const token = readFileSync(join(dataDirectory, 'admin-token'), 'utf8').trim();
+  return { child, url, token };
+}
+
+const dataDirectory = mkdtempSync(join(tmpdir(), 'toolport-bench-mcp-http-'));
+const served = await startServe(dataDirectory);
+try {
+  const { client } = await connectOver(
+    new StreamableHTTPClientTransport(new URL('/mcp', served.url), {
+      requestInit: { headers: { authorization: `Bearer ${served.token}` } },
+    }),
+  );
+  const { callsPerSecond, latencies } = await measureCalls(client, 'get_current_datetime', {
+    timezone: 'UTC',
+  });
+  await client.close();
+  measured.set('toolport /mcp', {
+    callsPerSecond,
+    row: [
+      'toolport /mcp'.padEnd(18),
+      'Streamable HTTP on toolport serve',
+      ...callColumns(callsPerSecond, latencies, 'get_current_datetime'),
+    ].join('  '),
+  });
+} finally {
+  served.child.kill('SIGTERM');
+  await new Promise((resolve) => served.child.once('exit', resolve));
+  rmSync(dataDirectory, { recursive: true, force: true });
+}
+
+// The transport's own ceiling on this machine: the same client against a process that answers every POST with a
+// canned result and does nothing else. /mcp cannot beat it; compare its share of it too.
+const FLOOR_SERVER = `
+import { createServer } from 'node:http';
+const server = createServer((request, response) => {
+  if (request.method !== 'POST') return void response.writeHead(405).end();
+  let body = '';
+  request.on('data', (chunk) => (body += chunk));
+  request.on('end', () => {
+    const message = JSON.parse(body);
+    if (message.id === undefined) return void response.writeHead(202).end();
+    const result = message.method === 'initialize'
+      ? { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'floor', version: '1' } }
+      : message.method === 'tools/list'
+        ? { tools: [] }
+        : { content: [{ type: 'text', text: '{}' }] };
+    const text = JSON.stringify({ jsonrpc: '2.0', id: message.id, result });
+    response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
+  });
+});
+server.listen(0, '127.0.0.1', () => process.stdout.write(String(server.address().port) + '\\n'));
+`;
+const floor = spawn(process.execPath, ['--input-type=module', '-e', FLOOR_SERVER], {
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
+try {
+  const port = await new Promise<string>((resolve) =>
+    floor.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString().trim())),
+  );
+  const { client } = await connectOver(
+    new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)),
+  );
+  const { callsPerSecond, latencies } = await measureCalls(client, 'echo', {});
+  await client.close();
+  measured.set('HTTP floor', {
+    callsPerSecond,
+    row: [
+      'HTTP floor'.padEnd(18),
+      'canned answers, same client',
+      ...callColumns(callsPerSecond, latencies, 'none'),
+    ].join('  '),
+  });
+} finally {
+  floor.kill('SIGTERM');
+}
+
 process.stdout.write(
-  `cold start = spawn to the first tools/list answer (${COLD_STARTS} runs); ${CALLS} sequential tools/call after ${WARMUP_CALLS} warm-up\n`,
+  `cold start = spawn to the first tools/list answer (${COLD_STARTS} runs); ${CALLS} sequential tools/call after ${WARMUP_CALLS} warm-up, same SDK client\n`,
 );
-for (const row of rows) process.stdout.write(`${row}\n`);
+for (const { row } of measured.values()) process.stdout.write(`${row}\n`);
+const ratio = measured.get('toolport /mcp')!.callsPerSecond / measured.get('toolport mcp')!.callsPerSecond;
+const ofFloor = measured.get('toolport /mcp')!.callsPerSecond / measured.get('HTTP floor')!.callsPerSecond;
+process.stdout.write(
+  `/mcp ÷ stdio calls/s: ${ratio.toFixed(2)} (goal ≥ 0.50); /mcp ÷ HTTP floor: ${ofFloor.toFixed(2)}\n`,
+);

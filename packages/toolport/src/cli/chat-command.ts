@@ -13,18 +13,25 @@ import {
 import { PROVIDER_NAMES, type ProviderName, type ProviderSession } from '../providers/provider-adapter.ts';
 import type { StopReason, StreamEvent } from '../providers/stream-events.ts';
 import { registerBuiltinTools } from '../tools/index.ts';
-import { CONFINEMENT_OPTIONS, confinementFromFlags } from './cli-confinement.ts';
+import { confinementFromFlags } from './cli-confinement.ts';
 import type { CliIo } from './cli-io.ts';
-import { DATABASE_OPTIONS } from './server-config.ts';
+import { startProgressLine, type ProgressLine } from './progress-line.ts';
 import { openStoredUserContext, type StoredUserContext } from './stored-user-context.ts';
 import { UsageError } from './usage-error.ts';
+import { CHAT_SPEC, commandSynopsis, parseOptionsOf } from './command-specs.ts';
 
-export const CHAT_USAGE =
-  'usage: toolport chat --provider openai|openai-chat|anthropic|gemini|gemini-interactions --model MODEL ' +
-  '[--base-url URL] [-p "prompt"] [--system TEXT] [--workdir DIR] [--max-iterations N] [--max-tokens N] ' +
-  '[--user NAME [--data-dir DIR] [--database-url URL]]';
+export const CHAT_USAGE = `usage: ${commandSynopsis(CHAT_SPEC)}`;
 
 const SHOWN_RESULT_CHARACTERS = 200;
+/** The stream events `renderTurn` may write for; others leave the progress line as it is. */
+const PRINTING_EVENTS = new Set<StreamEvent['type']>([
+  'text_delta',
+  'tool_call_started',
+  'tool_call_completed',
+  'tool_result',
+  'error',
+  'turn_completed',
+]);
 
 function resolveWorkdir(directory: string, cwd: string): string {
   let real: string;
@@ -71,7 +78,31 @@ async function renderTurn(
   let stopReason: StopReason = 'error';
   // An error event fails the turn whatever stop reason follows it (exit 1).
   let sawError = false;
+  // CLI-1: on a terminal, stderr says what the turn waits for (the model, a tool) while nothing else is printed.
+  const waitingForModel = 'toolport: waiting for the model';
+  let waitingFor: string | undefined = waitingForModel;
+  let progress: ProgressLine = startProgressLine(io, waitingFor);
   for await (const event of events) {
+    const previous: string | undefined = waitingFor;
+    switch (event.type) {
+      case 'text_delta':
+      case 'tool_call_started':
+      case 'error':
+      case 'turn_completed':
+        waitingFor = undefined;
+        break;
+      case 'tool_call_completed':
+        waitingFor = `toolport: running ${event.name}`;
+        break;
+      case 'tool_result':
+        if (event.partial !== true) waitingFor = waitingForModel;
+        break;
+      default:
+        break;
+    }
+    // Events that change nothing keep the line (and its clock); anything printed below clears it first.
+    const prints = PRINTING_EVENTS.has(event.type);
+    if (waitingFor !== previous || prints) progress.stop();
     switch (event.type) {
       case 'text_delta':
         if (interactiveTerminal) io.stdout(event.delta);
@@ -114,7 +145,11 @@ async function renderTurn(
       default:
         break;
     }
+    if (waitingFor !== undefined && (waitingFor !== previous || prints)) {
+      progress = startProgressLine(io, waitingFor);
+    }
   }
+  progress.stop();
   return sawError ? 'error' : stopReason;
 }
 
@@ -134,19 +169,7 @@ export async function runChatCommand(argv: string[], io: CliIo, signal?: AbortSi
     args: argv,
     allowPositionals: true,
     strict: true,
-    options: {
-      provider: { type: 'string' },
-      model: { type: 'string' },
-      'base-url': { type: 'string' },
-      prompt: { type: 'string', short: 'p' },
-      system: { type: 'string' },
-      workdir: { type: 'string' },
-      'max-iterations': { type: 'string' },
-      'max-tokens': { type: 'string' },
-      user: { type: 'string' },
-      ...DATABASE_OPTIONS,
-      ...CONFINEMENT_OPTIONS,
-    },
+    options: parseOptionsOf(CHAT_SPEC),
   });
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]!}\n${CHAT_USAGE}`);
   if (values.user === undefined && (values['data-dir'] !== undefined || values['database-url'] !== undefined))
@@ -215,8 +238,10 @@ async function chat(
     apiKey = 'no-key';
   }
 
+  const adapter = createProviderAdapter(provider, { model, apiKey, baseURL, maxOutputTokens });
+  // Last: a stored user's runtime connects their MCP servers, which bad arguments must never get to.
   const runtime: ToolRuntime =
-    stored?.runtime ??
+    (await stored?.openRuntime()) ??
     createToolRuntime({
       entries: registerBuiltinTools(defaultToolRegistry).listEntries(),
       userId: 'local',
@@ -225,7 +250,6 @@ async function chat(
       workingDirectory,
       environment: { services: fileServices },
     });
-  const adapter = createProviderAdapter(provider, { model, apiKey, baseURL, maxOutputTokens });
   const session: ProviderSession = startConversation({
     adapter,
     runtime,

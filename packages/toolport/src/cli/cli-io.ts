@@ -8,6 +8,8 @@ export interface CliIo {
   stdin?: NodeJS.ReadableStream;
   /** Whether stdout is a terminal: chat then streams everything there, else only the final answer. */
   stdoutIsTerminal?: boolean;
+  /** Whether stderr is a terminal: long calls then show a progress line there (CLI-1). */
+  stderrIsTerminal?: boolean;
 }
 
 export const processIo: CliIo = {
@@ -16,4 +18,5 @@ export const processIo: CliIo = {
   cwd: process.cwd(),
   env: process.env,
   stdoutIsTerminal: process.stdout.isTTY === true,
+  stderrIsTerminal: process.stderr.isTTY === true,
 };

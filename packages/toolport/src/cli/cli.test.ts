@@ -1,16 +1,20 @@
-import { mkdtempSync, realpathSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { CliIo } from './cli-io.ts';
 import { runCli } from './main.ts';
+
+// The CLI's read-before-write state: this file's own directory, removed afterwards.
+const stateDirectory = mkdtempSync(join(tmpdir(), 'toolport-cli-state-'));
+afterAll(() => rmSync(stateDirectory, { recursive: true, force: true }));
 
 function capture(): CliIo & { out: string; err: string } {
   const io = {
     out: '',
     err: '',
     cwd: process.cwd(),
-    env: {},
+    env: { TOOLPORT_STATE_DIR: stateDirectory },
     stdout: (text: string) => {
       io.out += text;
     },
@@ -125,8 +129,12 @@ describe('CLI-1 toolport tools run', () => {
   it('accepts an existing --workdir and defaults to agent mode with it', async () => {
     const directory = realpathSync(mkdtempSync(join(tmpdir(), 'toolport-cli-')));
     const io = capture();
-    expect(
-      await runCli(['tools', 'run', 'get_current_datetime', '--workdir', directory, '--mode', 'chat'], io),
-    ).toBe(0);
+    try {
+      expect(
+        await runCli(['tools', 'run', 'get_current_datetime', '--workdir', directory, '--mode', 'chat'], io),
+      ).toBe(0);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 });

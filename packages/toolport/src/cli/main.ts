@@ -5,26 +5,17 @@ import { registerBuiltinTools } from '../tools/index.ts';
 import { processIo, type CliIo } from './cli-io.ts';
 import { runToolsListCommand } from './tools-list-command.ts';
 import { runToolsRunCommand } from './tools-run-command.ts';
+import {
+  commandHelp,
+  commandSpec,
+  topLevelUsage,
+  TOOLPORT_VERSION,
+  type CommandSpec,
+} from './command-specs.ts';
 import { UsageError } from './usage-error.ts';
 
-export const USAGE = `toolport — a tool runtime for LLM agents
-
-Usage:
-  toolport tools list [--json]
-  toolport tools run <name> --args '<json>' [--settings '<json>'] [--workdir DIR] [--mode chat|agent] [--chat ID]
-  toolport chat --provider openai|openai-chat|anthropic|gemini --model M [--base-url URL] [-p "prompt"] [--user NAME]
-  toolport mcp [--workdir DIR] [--user NAME] [--data-dir DIR] [--database-url URL]
-                                        serve the enabled tools (a stored user's with --user) as an MCP server on stdio
-  toolport serve [--host 127.0.0.1] [--port 7420] [--data-dir DIR] [--database-url sqlite:<path>|postgres://…]
-                [--policy FILE]         the operator policy (default <data dir>/policy.json; docs/operator-policy.md)
-  toolport user create <name> [--admin] [--data-dir DIR] [--database-url URL]
-  toolport help
-
-With --workdir, tools run, chat and mcp confine file tools to DIR: add directories with --allow-path P (repeatable),
-or turn it off with --no-confine. /proc, /sys, /dev and the data directory are always denied.
-
-Exit codes: 0 success, 1 the tool returned an error, 2 bad usage.
-`;
+/** Generated from the command specs, so it lists every command, flag and provider that exists. */
+export const USAGE = topLevelUsage();
 
 type CommandHandler = (argv: string[], io: CliIo, signal: AbortSignal) => Promise<number> | number;
 
@@ -56,13 +47,37 @@ const COMMANDS: Record<string, CommandHandler> = {
     (await import('./user-create-command.ts')).runUserCreateCommand(argv, io),
 };
 
-function findCommand(argv: string[]): { handler: CommandHandler; rest: string[] } | undefined {
+function findCommand(argv: string[]): { name: string; handler: CommandHandler; rest: string[] } | undefined {
   for (const length of [2, 1]) {
-    const handler = COMMANDS[argv.slice(0, length).join(' ')];
-    if (handler !== undefined && argv.length >= length) return { handler, rest: argv.slice(length) };
+    const name = argv.slice(0, length).join(' ');
+    const handler = COMMANDS[name];
+    if (handler !== undefined && argv.length >= length) return { name, handler, rest: argv.slice(length) };
   }
   return undefined;
 }
+
+/**
+ * Whether `flags` appear among the command's own tokens: a string flag's value (`--args '--help'`) and anything after
+ * `--` are not flags.
+ */
+function hasFlag(argv: readonly string[], spec: CommandSpec | undefined, flags: readonly string[]): boolean {
+  const takesValue = new Set<string>();
+  for (const [name, flag] of Object.entries(spec?.flags ?? {})) {
+    if (flag.type !== 'string') continue;
+    takesValue.add(`--${name}`);
+    if (flag.short !== undefined) takesValue.add(`-${flag.short}`);
+  }
+  for (let index = 0; index < argv.length; index += 1) {
+    const token = argv[index]!;
+    if (token === '--') return false;
+    if (flags.includes(token)) return true;
+    if (takesValue.has(token)) index += 1;
+  }
+  return false;
+}
+
+const HELP_FLAGS = ['--help', '-h'];
+const VERSION_FLAGS = ['--version'];
 
 /** Runs one CLI invocation and returns its exit code. */
 export async function runCli(
@@ -70,11 +85,25 @@ export async function runCli(
   io: CliIo = processIo,
   signal: AbortSignal = new AbortController().signal,
 ): Promise<number> {
-  if (argv.length === 0 || argv[0] === 'help' || argv[0] === '--help' || argv[0] === '-h') {
-    (argv.length === 0 ? io.stderr : io.stdout)(USAGE);
-    return argv.length === 0 ? 2 : 0;
+  if (argv.length === 0) {
+    io.stderr(USAGE);
+    return 2;
   }
-  const command = findCommand(argv);
+  if (argv[0] === 'help' && argv.length === 1) {
+    io.stdout(USAGE);
+    return 0;
+  }
+  const command = findCommand(argv[0] === 'help' ? argv.slice(1) : argv);
+  const spec = command === undefined ? undefined : commandSpec(command.name);
+  const rest = command?.rest ?? argv;
+  if (hasFlag(rest, spec, VERSION_FLAGS)) {
+    io.stdout(`toolport ${TOOLPORT_VERSION}\n`);
+    return 0;
+  }
+  if (argv[0] === 'help' || hasFlag(rest, spec, HELP_FLAGS)) {
+    io.stdout(spec === undefined ? USAGE : commandHelp(spec));
+    return 0;
+  }
   if (command === undefined) {
     io.stderr(`toolport: unknown command "${argv.join(' ')}"\n\n${USAGE}`);
     return 2;

@@ -2,9 +2,10 @@ import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
-import { CONFINEMENT_OPTIONS, confinementFromFlags } from './cli-confinement.ts';
+import { confinementFromFlags } from './cli-confinement.ts';
 import type { CliIo } from './cli-io.ts';
 import { UsageError } from './usage-error.ts';
+import { MCP_SPEC, parseOptionsOf } from './command-specs.ts';
 
 /**
  * `toolport mcp [--workdir DIR] [--data-dir DIR] [--database-url URL] [--user NAME]`: toolport's tools as an MCP
@@ -17,13 +18,7 @@ import { UsageError } from './usage-error.ts';
 export async function runMcpCommand(argv: string[], io: CliIo, signal: AbortSignal): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: {
-      workdir: { type: 'string' },
-      'data-dir': { type: 'string' },
-      'database-url': { type: 'string' },
-      user: { type: 'string' },
-      ...CONFINEMENT_OPTIONS,
-    },
+    options: parseOptionsOf(MCP_SPEC),
     strict: true,
   });
   let workingDirectory: string | undefined;

@@ -1,17 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { isToolportError } from '../core/errors.ts';
-import { defaultToolRegistry } from '../core/tool-registry.ts';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
 import type { ToolServices, ToolportLogger } from '../core/tool-types.ts';
-import { parseOutboundAllowlist } from '../net/parse-outbound-allowlist.ts';
-import { migrateDatabase, openDatabase } from '../persistence/database.ts';
 import type { ChatRecord } from '../persistence/repositories/chat-repository.ts';
-import { LOCAL_USER_POLICY } from '../policy/local-user-policy.ts';
-import { loadSecretKey } from '../secrets/secret-key.ts';
-import { createToolportServices } from '../services/toolport-services.ts';
-import { registerBuiltinTools } from '../tools/index.ts';
 import type { CliIo } from './cli-io.ts';
-import { resolveDataDirectory, resolveDatabaseUrl } from './server-config.ts';
+import { openStoredServices } from './open-existing-store.ts';
 import { UsageError } from './usage-error.ts';
 
 export interface StoredMcpRuntimeOptions {
@@ -41,20 +34,12 @@ export async function openStoredMcpRuntime(
   options: StoredMcpRuntimeOptions,
   io: CliIo,
 ): Promise<{ runtime: ToolRuntime; close(): Promise<void> }> {
-  const dataDirectory = resolveDataDirectory(options.dataDirectory, io.env, io.cwd);
-  const databaseUrl = resolveDatabaseUrl(options.databaseUrl, io.env, dataDirectory);
-  const logger = stderrLogger(io);
-  const database = openDatabase(databaseUrl, { baseDirectory: io.cwd });
+  const { services, database, close } = await openStoredServices(
+    io,
+    { dataDirectory: options.dataDirectory, databaseUrl: options.databaseUrl },
+    stderrLogger(io),
+  );
   try {
-    await migrateDatabase(database);
-    const services = createToolportServices({
-      database,
-      registry: registerBuiltinTools(defaultToolRegistry),
-      policy: LOCAL_USER_POLICY,
-      secretKey: loadSecretKey({ environmentValue: io.env.TOOLPORT_SECRET_KEY, dataDirectory, logger }).key,
-      logger,
-      mcp: { outboundAllowlist: parseOutboundAllowlist(io.env.TOOLPORT_OUTBOUND_ALLOW) },
-    });
     const userName = options.userName ?? DEFAULT_MCP_USER;
     const user = await services.repositories.users.findByName(userName);
     if (user === undefined) {
@@ -82,16 +67,9 @@ export async function openStoredMcpRuntime(
     const runtime = await services.toolRuntime.getEnabledToolRuntime(user, chat, null, {
       cliFileServices: options.fileServices,
     });
-    return {
-      runtime,
-      close: async () => {
-        await services.mcp.close();
-        await services.flush();
-        await database.close();
-      },
-    };
+    return { runtime, close };
   } catch (error) {
-    await database.close();
+    await close();
     if (isToolportError(error)) throw new UsageError(error.message);
     throw error;
   }

@@ -1,7 +1,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { isToolportError } from '../core/errors.ts';
+import { isToolportError, ToolportError } from '../core/errors.ts';
 import type { ToolRegistry } from '../core/tool-registry.ts';
 import type { ToolportLogger } from '../core/tool-types.ts';
 import { buildServer, TOOLPORT_VERSION, type ToolportServerPlugin } from '../http/build-server.ts';
@@ -14,8 +15,9 @@ import { loadSecretKey } from '../secrets/secret-key.ts';
 import type { UserToolSource } from '../services/tool-catalog.ts';
 import { createToolportServices, type ToolportServices } from '../services/toolport-services.ts';
 import type { CliIo } from './cli-io.ts';
-import { DATABASE_OPTIONS, resolveDataDirectory, resolveDatabaseUrl } from './server-config.ts';
+import { resolveDataDirectory, resolveDatabaseUrl } from './server-config.ts';
 import { UsageError } from './usage-error.ts';
+import { parseOptionsOf, SERVE_SPEC } from './command-specs.ts';
 
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 7420;
@@ -65,13 +67,7 @@ async function serve(
     args: argv,
     allowPositionals: true,
     strict: true,
-    options: {
-      ...DATABASE_OPTIONS,
-      host: { type: 'string' },
-      port: { type: 'string' },
-      'log-level': { type: 'string' },
-      policy: { type: 'string' },
-    },
+    options: parseOptionsOf(SERVE_SPEC),
   });
   if (positionals.length > 0)
     throw new UsageError(`toolport serve takes no arguments, received ${positionals.join(' ')}`);
@@ -85,6 +81,8 @@ async function serve(
     throw new UsageError(`--log-level must be one of fatal, error, warn, info, debug, trace, silent`);
   }
 
+  // Before anything is written: a busy port must not leave a fresh data dir, key and database behind.
+  await assertPortAvailable(host, port);
   const dataDirectory = resolveDataDirectory(values['data-dir'], io.env, io.cwd);
   const databaseUrl = resolveDatabaseUrl(values['database-url'], io.env, dataDirectory);
   // AUTH-2: an invalid policy stops the start, before anything is created or opened.
@@ -161,7 +159,11 @@ async function serve(
 
   try {
     const admin = await bootstrapAdmin(services, dataDirectory);
-    await server.listen({ host, port });
+    await server.listen({ host, port }).catch((error: unknown) => {
+      // Taken between the check and now (another process started meanwhile).
+      if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw portInUse(host, port);
+      throw error;
+    });
     const address = server.server.address();
     const boundPort = typeof address === 'object' && address !== null ? address.port : port;
     const url = `http://${displayHost(host)}:${boundPort}`;
@@ -196,6 +198,26 @@ async function serve(
   await database.close();
   io.stderr('toolport stopped.\n');
   return 0;
+}
+
+function portInUse(host: string, port: number): ToolportError {
+  return new ToolportError(
+    'conflict',
+    `port ${port} on ${host} is already in use (another toolport serve?): stop that server, or pick another port ` +
+      'with --port N (or TOOLPORT_PORT).',
+  );
+}
+
+/** Binds and releases the address, so `serve` fails on a busy port before it creates any state. */
+async function assertPortAvailable(host: string, port: number): Promise<void> {
+  if (port === 0) return;
+  const probe = createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', (error: NodeJS.ErrnoException) =>
+      reject(error.code === 'EADDRINUSE' ? portInUse(host, port) : error),
+    );
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()));
+  });
 }
 
 /**

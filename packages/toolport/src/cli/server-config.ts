@@ -25,7 +25,8 @@ export function resolveDatabaseUrl(
   return `sqlite:${join(dataDirectory, 'toolport.db')}`;
 }
 
-export const DATABASE_OPTIONS = {
-  'data-dir': { type: 'string' },
-  'database-url': { type: 'string' },
-} as const;
+/**
+ * A CLI session builds its tool list once, so it waits for each MCP server's whole connect attempt (bounded by the
+ * server's `connectTimeoutSeconds`, at most 300 s) instead of the server's short listing budget.
+ */
+export const CLI_MCP_OPTIONS = { listingWaitMs: 310_000 } as const;

@@ -1,26 +1,24 @@
-import { defaultToolRegistry } from '../core/tool-registry.ts';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
 import type { ToolServices } from '../core/tool-types.ts';
-import { migrateDatabase, openDatabase } from '../persistence/database.ts';
 import type { ChatRecord } from '../persistence/repositories/chat-repository.ts';
 import type { ProviderConfigRecord } from '../persistence/repositories/provider-config-repository.ts';
 import { API_KEY_ENVIRONMENT_VARIABLES } from '../providers/api-key-variables.ts';
 import type { ProviderName } from '../providers/provider-adapter.ts';
-import { LOCAL_USER_POLICY } from '../policy/local-user-policy.ts';
-import { loadSecretKey } from '../secrets/secret-key.ts';
-import { createToolportServices } from '../services/toolport-services.ts';
-import { registerBuiltinTools } from '../tools/index.ts';
 import type { CliIo } from './cli-io.ts';
-import { resolveDataDirectory, resolveDatabaseUrl } from './server-config.ts';
+import { openStoredServices } from './open-existing-store.ts';
 import { UsageError } from './usage-error.ts';
 
 export interface StoredUserContext {
-  /** The user's enabled tools with their saved settings (CORE-4), bound to `workingDirectory` when given. */
-  runtime: ToolRuntime;
   /** The provider configuration `--provider` names (by name, then by wire format), or the user's default. */
   config: ProviderConfigRecord | undefined;
   /** The API key from the user's secrets: the configuration's `apiKeySecret`, else a secret named like the env var. */
   apiKey(provider: ProviderName): Promise<string | undefined>;
+  /**
+   * The user's enabled tools with their saved settings (CORE-4), bound to `workingDirectory` when given. This connects
+   * their enabled MCP servers (spawning stdio ones), so call it once the arguments are known to be good.
+   */
+  openRuntime(): Promise<ToolRuntime>;
+  /** Ends every MCP connection and stdio child, then the database. Call it on every exit path. */
   close(): Promise<void>;
 }
 
@@ -39,19 +37,11 @@ export async function openStoredUserContext(
   io: CliIo,
   options: StoredUserOptions,
 ): Promise<StoredUserContext> {
-  const dataDirectory = resolveDataDirectory(options.dataDirectoryFlag, io.env, io.cwd);
-  const database = openDatabase(resolveDatabaseUrl(options.databaseUrlFlag, io.env, dataDirectory), {
-    baseDirectory: io.cwd,
-    maxConnections: 2,
+  const { services, database, close } = await openStoredServices(io, {
+    dataDirectory: options.dataDirectoryFlag,
+    databaseUrl: options.databaseUrlFlag,
   });
   try {
-    await migrateDatabase(database);
-    const services = createToolportServices({
-      database,
-      registry: registerBuiltinTools(defaultToolRegistry),
-      policy: LOCAL_USER_POLICY,
-      secretKey: loadSecretKey({ environmentValue: io.env.TOOLPORT_SECRET_KEY, dataDirectory }).key,
-    });
     const user = await services.repositories.users.findByName(options.userName);
     if (user === undefined)
       throw new UsageError(`--user ${options.userName}: no such user in ${database.description}`);
@@ -75,12 +65,7 @@ export async function openStoredUserContext(
             createdAt: now,
             updatedAt: now,
           };
-    // The CLI runs as the local user (LOCAL_USER_POLICY); its own --workdir confinement replaces serve's.
-    const runtime = await services.toolRuntime.getEnabledToolRuntime(user, chat, null, {
-      cliFileServices: options.fileServices,
-    });
     return {
-      runtime,
       config,
       apiKey: async (provider) => {
         const secrets = services.secrets.createReader(user.id);
@@ -90,13 +75,15 @@ export async function openStoredUserContext(
         }
         return secrets.getSecret(API_KEY_ENVIRONMENT_VARIABLES[provider]);
       },
-      close: async () => {
-        await services.flush();
-        await database.close();
-      },
+      // The CLI runs as the local user (LOCAL_USER_POLICY); its own --workdir confinement replaces serve's.
+      openRuntime: () =>
+        services.toolRuntime.getEnabledToolRuntime(user, chat, null, {
+          cliFileServices: options.fileServices,
+        }),
+      close,
     };
   } catch (error) {
-    await database.close();
+    await close();
     throw error;
   }
 }

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { ToolRegistry } from '../core/tool-registry.ts';
 import type { CliIo } from './cli-io.ts';
+import { parseOptionsOf, TOOLS_LIST_SPEC } from './command-specs.ts';
 
 export interface ToolListing {
   name: string;
@@ -28,7 +29,7 @@ export function listTools(registry: ToolRegistry): ToolListing[] {
 export function runToolsListCommand(argv: string[], registry: ToolRegistry, io: CliIo): number {
   const { values } = parseArgs({
     args: argv,
-    options: { json: { type: 'boolean', default: false } },
+    options: parseOptionsOf(TOOLS_LIST_SPEC),
     strict: true,
   });
   const listing = listTools(registry);

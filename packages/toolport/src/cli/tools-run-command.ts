@@ -3,9 +3,15 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { executeTool, type ExecuteToolEnvironment } from '../core/execute-tool.ts';
 import type { ToolMode, ToolSettingsInput } from '../core/tool-types.ts';
-import { CONFINEMENT_OPTIONS, confinementFromFlags } from './cli-confinement.ts';
+import { confinementFromFlags } from './cli-confinement.ts';
 import type { CliIo } from './cli-io.ts';
+import { startProgressLine } from './progress-line.ts';
 import { UsageError, parseJsonOption } from './usage-error.ts';
+import { commandSynopsis, parseOptionsOf, TOOLS_RUN_SPEC } from './command-specs.ts';
+
+/** 128 + SIGINT, as shells report a command ended by Ctrl-C (and `toolport chat` does). */
+export const INTERRUPTED_EXIT_CODE = 130;
+const ABORT_GRACE_MS = 5_000;
 
 /** `--settings` JSON: `{"enabled": true, "timeoutSeconds": 10}`; a nested `parameters` object is accepted too. */
 export function parseSettingsOverrides(value: unknown): ToolSettingsInput {
@@ -40,7 +46,9 @@ function resolveWorkdir(directory: string, cwd: string): string {
 /**
  * `toolport tools run <name> --args '<json>' [--settings '<json>'] [--workdir DIR] [--mode chat|agent]
  * [--allow-path P]... [--no-confine]`: with `--workdir`, file tools are confined to it (AUTH-2, `cliFileServices`).
- * Prints the result JSON and returns 0; a tool error prints `{"error":{"code","message"}}` and returns 1.
+ * Prints the result JSON and returns 0; a tool error prints `{"error":{"code","message"}}` and returns 1. Ctrl-C
+ * (`signal`) prints what the tool returned when it stopped (a shell's partial output) and returns 130. On a terminal,
+ * stderr shows a progress line while the call runs.
  * `--mode` defaults to agent when `--workdir` is given (the directory is then used, PATH-1), else chat.
  */
 export async function runToolsRunCommand(
@@ -53,20 +61,10 @@ export async function runToolsRunCommand(
     args: argv,
     allowPositionals: true,
     strict: true,
-    options: {
-      args: { type: 'string' },
-      settings: { type: 'string' },
-      workdir: { type: 'string' },
-      mode: { type: 'string' },
-      user: { type: 'string' },
-      chat: { type: 'string' },
-      ...CONFINEMENT_OPTIONS,
-    },
+    options: parseOptionsOf(TOOLS_RUN_SPEC),
   });
   if (positionals.length !== 1) {
-    throw new UsageError(
-      "usage: toolport tools run <name> --args '<json>' [--settings '<json>'] [--workdir DIR] [--mode chat|agent]",
-    );
+    throw new UsageError(`usage: ${commandSynopsis(TOOLS_RUN_SPEC)}`);
   }
   const toolName = positionals[0]!;
   const args = values.args === undefined ? {} : parseJsonOption('--args', values.args);
@@ -84,6 +82,7 @@ export async function runToolsRunCommand(
     (values.mode as ToolMode | undefined) ?? (workingDirectory === undefined ? 'chat' : 'agent');
 
   const fileServices = confinementFromFlags(values, workingDirectory, io);
+  const progress = startProgressLine(io, `toolport: ${toolName} running (Ctrl-C stops it)`);
   const outcome = await executeTool(
     {
       toolName,
@@ -94,13 +93,17 @@ export async function runToolsRunCommand(
       mode,
       settingsOverrides,
       signal,
+      onProgress: (update) => progress.report(update),
+      // Ctrl-C: a tool that stops on its signal reports what it did (a shell: partial output, termination aborted).
+      abortGraceMs: ABORT_GRACE_MS,
     },
     { ...environment, services: { ...environment.services, ...fileServices } },
-  );
+  ).finally(() => progress.stop());
+  const interrupted = signal?.aborted === true;
   if (outcome.ok) {
     io.stdout(`${JSON.stringify(outcome.result, null, 2) ?? 'null'}\n`);
-    return 0;
+    return interrupted ? INTERRUPTED_EXIT_CODE : 0;
   }
   io.stdout(`${JSON.stringify({ error: { code: outcome.error.code, message: outcome.error.message } })}\n`);
-  return 1;
+  return interrupted ? INTERRUPTED_EXIT_CODE : 1;
 }

@@ -4,8 +4,9 @@ import { migrateDatabase, openDatabase } from '../persistence/database.ts';
 import { createRepositories } from '../persistence/repositories.ts';
 import { ApiTokenService } from '../services/api-token-service.ts';
 import type { CliIo } from './cli-io.ts';
-import { DATABASE_OPTIONS, resolveDataDirectory, resolveDatabaseUrl } from './server-config.ts';
+import { resolveDataDirectory, resolveDatabaseUrl } from './server-config.ts';
 import { UsageError } from './usage-error.ts';
+import { commandSynopsis, parseOptionsOf, USER_CREATE_SPEC } from './command-specs.ts';
 
 /**
  * `toolport user create <name> [--admin] [--data-dir DIR] [--database-url URL]` — prints the new user's token on
@@ -16,12 +17,10 @@ export async function runUserCreateCommand(argv: string[], io: CliIo): Promise<n
     args: argv,
     allowPositionals: true,
     strict: true,
-    options: { ...DATABASE_OPTIONS, admin: { type: 'boolean', default: false } },
+    options: parseOptionsOf(USER_CREATE_SPEC),
   });
   if (positionals.length !== 1 || positionals[0]!.trim() === '') {
-    throw new UsageError(
-      'usage: toolport user create <name> [--admin] [--data-dir DIR] [--database-url URL]',
-    );
+    throw new UsageError(`usage: ${commandSynopsis(USER_CREATE_SPEC)}`);
   }
   const name = positionals[0]!.trim();
   const dataDirectory = resolveDataDirectory(values['data-dir'], io.env, io.cwd);
@@ -33,10 +32,10 @@ export async function runUserCreateCommand(argv: string[], io: CliIo): Promise<n
     await migrateDatabase(database);
     const repositories = createRepositories(database);
     const tokens = new ApiTokenService(repositories.users, repositories.apiTokens);
-    const { token } = await tokens.createUser(name, { isAdmin: values.admin, label: 'user create' });
+    const { token } = await tokens.createUser(name, { isAdmin: values.admin === true, label: 'user create' });
     io.stdout(`${token}\n`);
     io.stderr(
-      `Created user ${JSON.stringify(name)}${values.admin ? ' (admin)' : ''}. The token above is shown once.\n`,
+      `Created user ${JSON.stringify(name)}${values.admin === true ? ' (admin)' : ''}. The token above is shown once.\n`,
     );
     return 0;
   } catch (error) {

@@ -51,6 +51,12 @@ export interface ExecuteToolRequest {
   onNestedEvent?: (event: NestedToolEvent) => void;
   /** AGENT-1: the delegating call, when a sub-agent's turn makes this call (recorded with the execution). */
   parentCallId?: string;
+  /**
+   * After the caller aborts (`signal`), how long to wait for the tool's own result before answering `aborted`. A tool
+   * that stops on its signal and reports what it did (a shell: its partial output with `termination: "aborted"`)
+   * then returns that result, as `toolport tools run` does on Ctrl-C. Default 0: answer `aborted` at once.
+   */
+  abortGraceMs?: number;
 }
 
 /** A stream event of a sub-agent's turn, as a tool forwards it (`type` plus the event's own fields). */
@@ -295,11 +301,17 @@ export async function executeTool(
   // The race below settles through `stopRace` directly (not a listener on the signal: EventTarget listeners are
   // costly on this path).
   let stopRace: ((reason: Error) => void) | undefined;
+  let graceTimer: NodeJS.Timeout | undefined;
+  const graceMs = request.abortGraceMs ?? 0;
   const abortCall = (reason: Error): void => {
     if (abortReason !== undefined) return;
     abortReason = reason;
     controller.abort(reason);
-    stopRace?.(reason);
+    if (graceMs > 0 && reason instanceof ToolCancelledReason) {
+      graceTimer = setTimeout(() => stopRace?.(reason), graceMs);
+    } else {
+      stopRace?.(reason);
+    }
   };
   const deadline = toolDeadlines.schedule(timeoutMs, () => abortCall(new ToolTimeoutReason(timeoutMs)));
   const onParentAbort = (): void => abortCall(new ToolCancelledReason(parentSignal?.reason));
@@ -336,7 +348,10 @@ export async function executeTool(
       stopRace = reject;
       tool.execute(args, context).then(resolve, reject);
     });
-    if (abortReason !== undefined) return finish({ ok: false, error: abortErrorFor(abortReason, toolName) });
+    // Within the grace period after a cancellation, the tool's own account of it wins.
+    if (abortReason !== undefined && !(graceMs > 0 && abortReason instanceof ToolCancelledReason)) {
+      return finish({ ok: false, error: abortErrorFor(abortReason, toolName) });
+    }
     return finish({ ok: true, result });
   } catch (error) {
     if (abortReason !== undefined) return finish({ ok: false, error: abortErrorFor(abortReason, toolName) });
@@ -345,6 +360,7 @@ export async function executeTool(
     return finish({ ok: false, error: errorPayload(error) });
   } finally {
     toolDeadlines.cancel(deadline);
+    clearTimeout(graceTimer);
     parentSignal?.removeEventListener('abort', onParentAbort);
   }
 }

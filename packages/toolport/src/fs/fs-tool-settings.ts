@@ -77,8 +77,9 @@ export function createPathPolicyForContext(
     mode: context.mode,
     workingDirectory: context.workingDirectory,
     allowedPaths,
+    deniedPaths: stringList(parameters.deniedPaths),
     // The operator's protected paths (the data directory) are denied whatever the user's settings say.
-    deniedPaths: [...stringList(parameters.deniedPaths), ...(context.services?.protectedPaths ?? [])],
+    protectedPaths: context.services?.protectedPaths ?? [],
     restrictToWorkingDirectory: parameters.restrictToWorkingDirectory === true,
     ...(confine ? { confinedTo: access.confinedTo } : {}),
     ...(access?.confinementSource === undefined ? {} : { confinementSource: access.confinementSource }),

@@ -20,6 +20,11 @@ export interface PathPolicyOptions {
   allowedPaths?: readonly string[];
   /** A path inside one of these is refused, even when it is also inside an allowed path. */
   deniedPaths?: readonly string[];
+  /**
+   * Denied like `deniedPaths`, but set by the operator (the server's data directory), not by the user's settings:
+   * the refusal says so, since no setting the model or user could change lifts it.
+   */
+  protectedPaths?: readonly string[];
   /** Agent mode with a working directory: the working directory becomes an allowed root (restriction enabled). */
   restrictToWorkingDirectory?: boolean;
   /**
@@ -198,7 +203,7 @@ export async function createPathPolicy(options: PathPolicyOptions): Promise<Path
   const anchorDirectory =
     options.mode === 'agent' && options.workingDirectory !== undefined ? options.workingDirectory : undefined;
   const baseDirectory = anchorDirectory ?? options.processDirectory ?? process.cwd();
-  const [allowedRoots, deniedRoots, confinedRoots] = await Promise.all([
+  const [allowedRoots, deniedRoots, protectedRoots, confinedRoots] = await Promise.all([
     resolveRoots(
       [
         ...(options.allowedPaths ?? []),
@@ -211,17 +216,29 @@ export async function createPathPolicy(options: PathPolicyOptions): Promise<Path
       'allowedPaths',
     ),
     resolveRoots(options.deniedPaths ?? [], baseDirectory, home, 'deniedPaths'),
+    resolveRoots(options.protectedPaths ?? [], baseDirectory, home, 'protectedPaths'),
     resolveRoots(options.confinedTo ?? [], baseDirectory, home, 'confinedTo'),
   ]);
   const confined = options.confinedTo !== undefined;
 
   const isAllowed = (realPath: string): boolean => {
+    if (protectedRoots.some((root) => isPathInside(realPath, root))) return false;
     if (deniedRoots.some((root) => isPathInside(realPath, root))) return false;
     if (confined && !confinedRoots.some((root) => isPathInside(realPath, root))) return false;
     return allowedRoots.length === 0 || allowedRoots.some((root) => isPathInside(realPath, root));
   };
 
   const check = (realPath: string, argument = 'path', input?: string): void => {
+    const protectedRoot = protectedRoots.find((root) => isPathInside(realPath, root));
+    if (protectedRoot !== undefined) {
+      throw new ToolportError(
+        'permission_denied',
+        `Access to ${shownPath(input, realPath)} is denied: it is inside ${protectedRoot}, which the operator ` +
+          "protects (toolport's own data: database, secret key, tokens); no tool setting can allow it. Do not retry " +
+          `this path (or a link to it); work with files outside ${protectedRoot}.`,
+        { details: { argument, path: realPath, protectedPath: protectedRoot } },
+      );
+    }
     const denied = deniedRoots.find((root) => isPathInside(realPath, root));
     if (denied !== undefined) {
       throw new ToolportError(

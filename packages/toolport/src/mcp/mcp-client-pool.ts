@@ -30,6 +30,10 @@ export interface McpServerStatus {
   /** The transport in use: `stdio`, `streamable-http`, or `sse` after the legacy fallback. */
   transport?: 'stdio' | 'streamable-http' | 'sse';
   lastError?: { message: string; at: string };
+  /** After a failed connect or listing: no new attempt before this time (exponential backoff). */
+  retryAt?: string;
+  /** Failed connects/listings in a row (reset by a successful listing). */
+  consecutiveFailures?: number;
   toolCount?: number;
   lastListedAt?: string;
   connectedAt?: string;
@@ -45,8 +49,17 @@ export interface McpClientPoolOptions {
   secretsForUser?: (userId: string) => SecretReader | undefined;
   /** Outbound fetch for remote servers; pass NET-1's policy-checked fetch for user-added servers. */
   fetch?: FetchLike;
-  /** Time for spawn/connect plus the initialize handshake. Default 30 s. */
+  /** Time for spawn/connect plus the initialize handshake, unless the server sets `connectTimeoutSeconds`. Default 30 s. */
   connectTimeoutMs?: number;
+  /**
+   * How long `getEntries` waits for a server that is not ready, counted from the start of its connection attempt.
+   * The attempt goes on in the background; its tools join a later listing. Default 1.5 s.
+   */
+  listingWaitMs?: number;
+  /** The first retry delay after a failure; it doubles per failure in a row up to `maxRetryDelayMs`. Default 1 s. */
+  retryDelayMs?: number;
+  /** Default 5 minutes. */
+  maxRetryDelayMs?: number;
   /** Time for one `tools/list` page. Default 30 s. */
   listTimeoutMs?: number;
   logger?: ToolportLogger;
@@ -73,6 +86,8 @@ export interface McpEntriesResult {
 export interface McpGetEntriesOptions {
   /** Names already taken (built-ins, custom tools): an MCP tool never shadows them. */
   reservedNames?: Iterable<string>;
+  /** Overrides the pool's `listingWaitMs` (a one-shot CLI session waits for the whole connect). */
+  listingWaitMs?: number;
 }
 
 interface Connection {
@@ -90,6 +105,11 @@ interface Connection {
   listedAt: Date | undefined;
   connectedAt: Date | undefined;
   lastError: { message: string; at: Date } | undefined;
+  /** Connect + list in flight (started by a listing); never rejects. */
+  warming: Promise<McpTool[] | undefined> | undefined;
+  warmingSince: number;
+  consecutiveFailures: number;
+  retryAt: number | undefined;
   connectCount: number;
   listCount: number;
   /** Bumps on each connect, so a late event from an old client cannot touch the new one. */
@@ -98,6 +118,10 @@ interface Connection {
 }
 
 const STDERR_TAIL_CHARACTERS = 2_000;
+const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
+const DEFAULT_LISTING_WAIT_MS = 1_500;
+const DEFAULT_RETRY_DELAY_MS = 1_000;
+const DEFAULT_MAX_RETRY_DELAY_MS = 5 * 60_000;
 const MAX_LIST_PAGES = 100;
 
 function connectionKey(userId: string, serverId: string): string {
@@ -106,13 +130,28 @@ function connectionKey(userId: string, serverId: string): string {
 
 function fingerprintOf(config: McpServerConfig): string {
   // `enabled` and the call timeout do not need a new connection; everything else does.
-  const { enabled: _enabled, callTimeoutSeconds: _timeout, name: _name, ...connectionFields } = config;
+  const {
+    enabled: _enabled,
+    callTimeoutSeconds: _timeout,
+    connectTimeoutSeconds: _connectTimeout,
+    name: _name,
+    ...connectionFields
+  } = config;
   return JSON.stringify(connectionFields);
 }
 
 function messageOf(error: unknown): string {
   if (error instanceof Error) return error.message;
   return String(error);
+}
+
+/** Resolves with the promise's value, or `undefined` once `ms` passed (the promise goes on). */
+function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const elapsed = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  return Promise.race([promise, elapsed]).finally(() => clearTimeout(timer));
 }
 
 function withTimeout<T>(promise: Promise<T>, timeoutMs: number, message: string): Promise<T> {
@@ -127,10 +166,15 @@ function withTimeout<T>(promise: Promise<T>, timeoutMs: number, message: string)
  * SPEC MCP-1: one lazily opened, shared connection per (user, server), with its cached tool listing. The turn pipeline
  * and the capability inspector both call `getEntries`, so whichever comes first warms the other. A disabled server is
  * never spawned or contacted. Failures are recorded per server (`status`) and surface as tool errors; the next use
- * reconnects. `close()` ends every connection and every stdio child.
+ * reconnects — after a failed connect or listing, not before `retryAt` (exponential backoff). A listing never waits
+ * long on a server: it connects in the background and waits at most `listingWaitMs` from the start of the attempt,
+ * so a server that never answers its handshake costs a turn nothing once its budget passed, and a known-bad one
+ * nothing at all. `close()` ends every connection and every stdio child.
  */
 export class McpClientPool {
   readonly #connections = new Map<string, Connection>();
+  /** Per user: bumps whenever one of their servers' listings appears, changes or goes away. */
+  readonly #listingVersions = new Map<string, number>();
   readonly #options: McpClientPoolOptions;
   readonly #logger: ToolportLogger;
   #closed = false;
@@ -156,11 +200,9 @@ export class McpClientPool {
           await this.#closeDisabled(userId, config);
           return { config, tools: [] as McpTool[] };
         }
-        try {
-          return { config, tools: await this.listTools(userId, config) };
-        } catch {
-          return { config, tools: [] as McpTool[] };
-        }
+        const connection = this.#connectionFor(userId, config);
+        const waitMs = options.listingWaitMs ?? this.#options.listingWaitMs ?? DEFAULT_LISTING_WAIT_MS;
+        return { config, tools: (await this.#toolsWithin(connection, waitMs)) ?? [] };
       }),
     );
     const entries = createMcpToolEntries(
@@ -170,10 +212,17 @@ export class McpClientPool {
     return { entries, statuses: this.status(userId, configs) };
   }
 
-  /** The cached listing of one server, connecting and listing on first use. Throws a ToolportError on failure. */
+  /**
+   * The cached listing of one server, connecting and listing on first use (waiting for the whole attempt). Throws a
+   * ToolportError on failure, at once while the server is in its retry backoff.
+   */
   async listTools(userId: string, config: McpServerConfig): Promise<McpTool[]> {
-    const connection = this.#connectionFor(userId, config);
+    return this.#listConnection(this.#connectionFor(userId, config));
+  }
+
+  async #listConnection(connection: Connection): Promise<McpTool[]> {
     if (connection.tools !== undefined && connection.state === 'connected') return connection.tools;
+    this.#throwIfBackingOff(connection);
     const client = await this.#ensureConnected(connection);
     if (connection.listing === undefined) {
       const listing: Promise<McpTool[]> = this.#list(connection, client).finally(() => {
@@ -199,6 +248,7 @@ export class McpClientPool {
       throw new ToolportError('disabled', `The MCP server ${config.name} is disabled.`);
     }
     const connection = this.#connectionFor(userId, config);
+    if (connection.state !== 'connected') this.#throwIfBackingOff(connection);
     const client = await this.#ensureConnected(connection);
     const timeoutMs = options.timeoutMs ?? getMcpCallTimeoutMs(config);
     try {
@@ -242,6 +292,18 @@ export class McpClientPool {
         cause: error,
       });
     }
+  }
+
+  /**
+   * Changes whenever the tools this pool would give the user change (a listing arrived, was refreshed, or a
+   * connection ended): a cache of the user's runtime compares it before reusing one.
+   */
+  listingVersion(userId: string): number {
+    return this.#listingVersions.get(userId) ?? 0;
+  }
+
+  #listingChanged(connection: Connection): void {
+    this.#listingVersions.set(connection.userId, this.listingVersion(connection.userId) + 1);
   }
 
   /**
@@ -289,6 +351,9 @@ export class McpClientPool {
       connection.fingerprint = fingerprint;
       connection.tools = undefined;
       connection.listedAt = undefined;
+      // A changed config deserves a fresh try, whatever the old one's failures.
+      connection.consecutiveFailures = 0;
+      connection.retryAt = undefined;
     }
     if (connection === undefined) {
       connection = {
@@ -306,6 +371,10 @@ export class McpClientPool {
         listedAt: undefined,
         connectedAt: undefined,
         lastError: undefined,
+        warming: undefined,
+        warmingSince: 0,
+        consecutiveFailures: 0,
+        retryAt: undefined,
         connectCount: 0,
         listCount: 0,
         generation: 0,
@@ -315,6 +384,53 @@ export class McpClientPool {
     }
     connection.config = config;
     return connection;
+  }
+
+  /**
+   * The server's tools if it is ready or gets ready within `waitMs` of the start of the current attempt (started here
+   * when none runs and the server is not backing off); `undefined` otherwise. Never throws.
+   */
+  async #toolsWithin(connection: Connection, waitMs: number): Promise<McpTool[] | undefined> {
+    if (connection.tools !== undefined && connection.state === 'connected') return connection.tools;
+    if (this.#backoffRemainingMs(connection) > 0) return undefined;
+    if (connection.warming === undefined) {
+      const warming: Promise<McpTool[] | undefined> = this.#listConnection(connection)
+        .catch(() => undefined)
+        .finally(() => {
+          if (connection.warming === warming) connection.warming = undefined;
+        });
+      connection.warming = warming;
+      connection.warmingSince = Date.now();
+    }
+    const remaining = connection.warmingSince + waitMs - Date.now();
+    if (remaining <= 0) return undefined;
+    return within(connection.warming, remaining);
+  }
+
+  #backoffRemainingMs(connection: Connection): number {
+    if (connection.retryAt === undefined) return 0;
+    return Math.max(0, connection.retryAt - Date.now());
+  }
+
+  #throwIfBackingOff(connection: Connection): void {
+    const remainingMs = this.#backoffRemainingMs(connection);
+    if (remainingMs === 0) return;
+    throw new ToolportError(
+      'execution_failed',
+      `The MCP server ${connection.config.name} is unavailable (${connection.lastError?.message ?? 'it failed'}); ` +
+        `the next attempt is in ${Math.ceil(remainingMs / 1000)} s.`,
+      { details: { server: connection.config.name, retryAt: new Date(connection.retryAt!).toISOString() } },
+    );
+  }
+
+  /** A failed connect or listing: remember it, and wait 1 s, 2 s, 4 s … (capped) before the next attempt. */
+  #recordFailure(connection: Connection, message: string): void {
+    connection.consecutiveFailures += 1;
+    const base = this.#options.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS;
+    const cap = this.#options.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS;
+    const delay = Math.min(cap, base * 2 ** Math.min(connection.consecutiveFailures - 1, 30));
+    connection.retryAt = Date.now() + delay;
+    this.#recordError(connection, message);
   }
 
   async #closeDisabled(userId: string, config: McpServerConfig): Promise<void> {
@@ -344,7 +460,10 @@ export class McpClientPool {
     connection.state = 'connecting';
     connection.tools = undefined;
     connection.stderrTail = '';
-    const timeoutMs = this.#options.connectTimeoutMs ?? 30_000;
+    const timeoutMs =
+      config.connectTimeoutSeconds !== undefined
+        ? config.connectTimeoutSeconds * 1000
+        : (this.#options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS);
     try {
       const secrets = this.#options.secretsForUser?.(connection.userId);
       const attempt = async (kind: NonNullable<McpServerStatus['transport']>): Promise<Client> => {
@@ -366,6 +485,8 @@ export class McpClientPool {
           connection.client = undefined;
           connection.transport = undefined;
           if (connection.state !== 'disabled') connection.state = 'failed';
+          // Its tools leave the next listing (getEntries lists connected servers only).
+          this.#listingChanged(connection);
         };
         client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
           if (connection.generation !== generation || connection.client === undefined) return;
@@ -426,7 +547,7 @@ export class McpClientPool {
         connection.state = 'failed';
         connection.client = undefined;
         connection.transport = undefined;
-        this.#recordError(connection, message);
+        this.#recordFailure(connection, message);
       }
       throw new ToolportError(isToolportError(error) ? error.code : 'execution_failed', message, {
         details: { server: config.name },
@@ -496,10 +617,13 @@ export class McpClientPool {
       connection.tools = tools;
       connection.listedAt = new Date();
       connection.listCount += 1;
+      this.#listingChanged(connection);
+      connection.consecutiveFailures = 0;
+      connection.retryAt = undefined;
       return tools;
     } catch (error) {
       const message = `Listing the tools of the MCP server ${config.name} failed: ${messageOf(error)}`;
-      this.#recordError(connection, message);
+      this.#recordFailure(connection, message);
       throw new ToolportError('execution_failed', message, {
         details: { server: config.name },
         cause: error,
@@ -516,6 +640,7 @@ export class McpClientPool {
     connection.connecting = undefined;
     connection.client = undefined;
     connection.transport = undefined;
+    if (connection.tools !== undefined) this.#listingChanged(connection);
     connection.tools = undefined;
     if (client !== undefined) await client.close().catch(() => {});
     else if (transport !== undefined) await transport.close().catch(() => {});
@@ -550,6 +675,10 @@ export class McpClientPool {
     if (connection.lastError !== undefined) {
       status.lastError = { message: connection.lastError.message, at: connection.lastError.at.toISOString() };
     }
+    if (connection.retryAt !== undefined && connection.retryAt > Date.now()) {
+      status.retryAt = new Date(connection.retryAt).toISOString();
+    }
+    if (connection.consecutiveFailures > 0) status.consecutiveFailures = connection.consecutiveFailures;
     if (connection.tools !== undefined) status.toolCount = connection.tools.length;
     if (connection.listedAt !== undefined) status.lastListedAt = connection.listedAt.toISOString();
     if (connection.connectedAt !== undefined && status.connected) {

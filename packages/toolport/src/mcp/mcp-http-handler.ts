@@ -1,7 +1,18 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
-import { createMcpServer, type McpCallCancellation } from './mcp-server.ts';
+import type { McpCallCancellation } from './mcp-server.ts';
+import {
+  createMcpToolsDispatcher,
+  isJsonObject,
+  isJsonRpcId,
+  JSON_RPC_INVALID_REQUEST,
+  JSON_RPC_PARSE_ERROR,
+  progressTokenOf,
+  SUPPORTED_MCP_PROTOCOL_VERSIONS,
+  type JsonObject,
+  type JsonRpcResponse,
+  type McpToolsDispatcher,
+} from './mcp-tools-dispatcher.ts';
 
 /** Who is calling, as the auth hook decided. The lead's hook maps a bearer token to a user. */
 export interface McpHttpPrincipal {
@@ -37,6 +48,17 @@ export type McpHttpHandler = (
 
 export const DEFAULT_MCP_ALLOWED_HOSTS = ['localhost', '127.0.0.1', '[::1]'] as const;
 
+/** What initialize and ping need: no tools, so no runtime is built for them. */
+const NO_TOOLS: ToolRuntime = {
+  userId: '',
+  chatId: undefined,
+  agentId: undefined,
+  mode: 'chat',
+  workingDirectory: undefined,
+  tools: [],
+  execute: () => Promise.reject(new Error('No tools on this path.')),
+};
+
 function hostnameOf(hostHeader: string): string | undefined {
   try {
     return new URL(`http://${hostHeader}`).hostname.toLowerCase();
@@ -45,16 +67,43 @@ function hostnameOf(hostHeader: string): string | undefined {
   }
 }
 
-function sendJsonRpcError(response: ServerResponse, status: number, message: string, headers = {}): void {
+function sendJsonRpcError(
+  response: ServerResponse,
+  status: number,
+  message: string,
+  headers = {},
+  code = -32000,
+): void {
   response.writeHead(status, { 'content-type': 'application/json', ...headers });
-  response.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message } }));
+  response.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }));
+}
+
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+/** The body of a bare node:http request (Fastify passes its parsed body instead). */
+async function readJsonBody(request: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) throw new SyntaxError('The request body is too large.');
+    chunks.push(chunk as Buffer);
+  }
+  return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+}
+
+function headerValue(request: IncomingMessage, name: string): string {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value.join(',') : (value ?? '');
 }
 
 /**
- * SPEC MCP-2 over Streamable HTTP, for `/mcp` on `toolport serve` or any `node:http` server. Stateless: every POST
- * gets its own SDK server and transport built from the caller's runtime, so several toolport instances behind a load
- * balancer need no session affinity (DB-1), and a settings change applies from the next request. GET (the optional
- * server-to-client stream) and DELETE (session end) are answered 405, as the transport allows for stateless servers.
+ * SPEC MCP-2 over Streamable HTTP, for `/mcp` on `toolport serve` or any `node:http` server. Stateless: any instance
+ * behind a load balancer answers any POST (no session, no affinity, DB-1), and `getRuntime` is asked on each request
+ * that needs tools, so a settings change applies from the next one (the endpoint caches runtimes per user and
+ * invalidates them through the services). Requests are answered by the same SDK-free dispatcher as `toolport mcp`:
+ * JSON, or an SSE stream when a call asked for progress. GET (the optional server-to-client stream) and DELETE
+ * (session end) are answered 405, as the transport allows for stateless servers.
  *
  * Fastify: `app.all('/mcp', async (request, reply) => { reply.hijack(); await handler(request.raw, reply.raw,
  * request.body); })`.
@@ -89,6 +138,124 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
         for (const controller of calls) controller.abort(new Error(reason ?? 'cancelled'));
     },
   });
+
+  // One dispatcher (and tools/list projection) per runtime object: a runtime the caller reuses is not re-projected.
+  const dispatchers = new WeakMap<ToolRuntime, McpToolsDispatcher>();
+  const dispatcherFor = (runtime: ToolRuntime): McpToolsDispatcher => {
+    let dispatcher = dispatchers.get(runtime);
+    if (dispatcher === undefined) {
+      dispatcher = createMcpToolsDispatcher({
+        runtime,
+        ...(options.serverInfo === undefined ? {} : { serverInfo: options.serverInfo }),
+      });
+      dispatchers.set(runtime, dispatcher);
+    }
+    return dispatcher;
+  };
+
+  async function answer(
+    principal: McpHttpPrincipal,
+    request: IncomingMessage,
+    response: ServerResponse,
+    body: unknown,
+  ): Promise<void> {
+    const batch = Array.isArray(body);
+    const messages: unknown[] = batch ? body : [body];
+    if (
+      messages.length === 0 ||
+      !messages.every((message) => isJsonObject(message) && message.jsonrpc === '2.0')
+    ) {
+      return sendJsonRpcError(
+        response,
+        400,
+        'Invalid Request: not JSON-RPC 2.0 messages.',
+        {},
+        JSON_RPC_INVALID_REQUEST,
+      );
+    }
+    const cancellation = cancellationFor(principal.userId);
+    const requests: Array<{ id: string | number; method: string; params: JsonObject }> = [];
+    for (const message of messages as JsonObject[]) {
+      const params = isJsonObject(message.params) ? message.params : {};
+      if (typeof message.method !== 'string') continue; // a response to a request we never send
+      if (message.id === undefined) {
+        if (message.method === 'notifications/cancelled' && isJsonRpcId(params.requestId)) {
+          cancellation.cancel(
+            params.requestId,
+            typeof params.reason === 'string' ? params.reason : undefined,
+          );
+        }
+        continue;
+      }
+      if (!isJsonRpcId(message.id)) {
+        return sendJsonRpcError(
+          response,
+          400,
+          'Invalid Request: the id must be a string or number.',
+          {},
+          JSON_RPC_INVALID_REQUEST,
+        );
+      }
+      requests.push({ id: message.id, method: message.method, params });
+    }
+    // Notifications and responses only: accepted, nothing to answer.
+    if (requests.length === 0) {
+      response.writeHead(202).end();
+      return;
+    }
+    const needsTools = requests.some(({ method }) => method === 'tools/list' || method === 'tools/call');
+    const dispatch = dispatcherFor(needsTools ? await options.getRuntime(principal, request) : NO_TOOLS);
+
+    // A call that asked for progress needs a stream; anything else is answered as plain JSON.
+    const streaming = requests.some(
+      ({ method, params }) => method === 'tools/call' && progressTokenOf(params) !== undefined,
+    );
+    const controllers = new Set<AbortController>();
+    let finished = false;
+    response.on('close', () => {
+      // The client went away before the answer: stop its calls.
+      if (!finished)
+        for (const controller of controllers) controller.abort(new Error('The client disconnected.'));
+    });
+    const writeEvent = (message: unknown): void => {
+      if (!response.destroyed) response.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+    };
+    if (streaming) {
+      response.writeHead(200, {
+        'content-type': 'text/event-stream',
+        'cache-control': 'no-cache',
+        connection: 'keep-alive',
+      });
+    }
+    const responses = await Promise.all(
+      requests.map(async ({ id, method, params }): Promise<JsonRpcResponse> => {
+        const controller = new AbortController();
+        controllers.add(controller);
+        const untrack = method === 'tools/call' ? cancellation.track(id, controller) : () => {};
+        try {
+          const answered = await dispatch(id, method, params, {
+            signal: controller.signal,
+            notify: writeEvent,
+          });
+          if (streaming) writeEvent(answered);
+          return answered;
+        } finally {
+          untrack();
+        }
+      }),
+    );
+    finished = true;
+    if (streaming) {
+      response.end();
+      return;
+    }
+    const text = JSON.stringify(batch ? responses : responses[0]);
+    response.writeHead(200, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(text),
+    });
+    response.end(text);
+  }
 
   return async (request, response, parsedBody) => {
     // DNS rebinding: a page on evil.example resolving to 127.0.0.1 still sends Host/Origin naming evil.example.
@@ -126,20 +293,36 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
       return sendJsonRpcError(response, 405, 'This MCP endpoint is stateless: use POST.', { allow: 'POST' });
     }
 
+    // The transport's rules (as the SDK's server transport applies them).
+    const accept = headerValue(request, 'accept');
+    if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
+      return sendJsonRpcError(
+        response,
+        406,
+        'Not Acceptable: Client must accept both application/json and text/event-stream',
+      );
+    }
+    if (!headerValue(request, 'content-type').includes('application/json')) {
+      return sendJsonRpcError(response, 415, 'Unsupported Media Type: Content-Type must be application/json');
+    }
+    const protocolVersion = request.headers['mcp-protocol-version'];
+    if (typeof protocolVersion === 'string' && !SUPPORTED_MCP_PROTOCOL_VERSIONS.includes(protocolVersion)) {
+      return sendJsonRpcError(
+        response,
+        400,
+        `Bad Request: Unsupported protocol version ${protocolVersion} (supported: ${SUPPORTED_MCP_PROTOCOL_VERSIONS.join(', ')})`,
+      );
+    }
+
     try {
-      const runtime = await options.getRuntime(principal, request);
-      const server = createMcpServer({
-        runtime,
-        cancellation: cancellationFor(principal.userId),
-        ...(options.serverInfo ? { serverInfo: options.serverInfo } : {}),
-      });
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-      response.on('close', () => {
-        void transport.close();
-        void server.close();
-      });
-      await server.connect(transport);
-      await transport.handleRequest(request, response, parsedBody);
+      let body: unknown;
+      try {
+        body = parsedBody !== undefined ? parsedBody : await readJsonBody(request);
+      } catch (error) {
+        if (!(error instanceof SyntaxError)) throw error;
+        return sendJsonRpcError(response, 400, `Parse error: ${error.message}`, {}, JSON_RPC_PARSE_ERROR);
+      }
+      await answer(principal, request, response, body);
     } catch (error) {
       // A mounted handler must not reject into a bare node:http server (an unhandled rejection ends the process).
       options.onError?.(error);

@@ -49,8 +49,14 @@ describe('MCP-1 server config', () => {
       headers: { Authorization: 'Bearer {{KEY}}' },
       enabled: false,
       callTimeoutSeconds: 10,
+      connectTimeoutSeconds: 5,
     });
-    expect(config).toMatchObject({ protocol: 'auto', enabled: false, callTimeoutSeconds: 10 });
+    expect(config).toMatchObject({
+      protocol: 'auto',
+      enabled: false,
+      callTimeoutSeconds: 10,
+      connectTimeoutSeconds: 5,
+    });
   });
 
   it.each([
@@ -61,6 +67,18 @@ describe('MCP-1 server config', () => {
     [{ id: 'a', name: 'n', transport: 'http', url: 'not a url' }, 'url'],
     [{ id: 'a', name: 'n', transport: 'http', url: 'http://h/', headers: { 'a b': 'x' } }, 'headers.a b'],
     [{ id: 'a', name: 'n', transport: 'stdio', command: 'x', callTimeoutSeconds: 0 }, 'callTimeoutSeconds'],
+    [
+      { id: 'a', name: 'n', transport: 'stdio', command: 'x', connectTimeoutSeconds: 0 },
+      'connectTimeoutSeconds',
+    ],
+    [
+      { id: 'a', name: 'n', transport: 'stdio', command: 'x', connectTimeoutSeconds: 301 },
+      'connectTimeoutSeconds',
+    ],
+    [
+      { id: 'a', name: 'n', transport: 'stdio', command: 'x', connectTimeoutSeconds: '5' },
+      'connectTimeoutSeconds',
+    ],
     [{ id: 'a', name: 'n', transport: 'stdio', command: 'x', enabled: 'yes' }, 'enabled'],
     [{ name: 'n', transport: 'stdio', command: 'x' }, 'id'],
   ])('rejects %j naming %s', (input, field) => {

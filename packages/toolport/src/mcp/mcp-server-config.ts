@@ -16,6 +16,8 @@ interface McpServerConfigBase {
   enabled: boolean;
   /** A call without a response or progress for this long fails with `timeout`. Progress restarts the clock. */
   callTimeoutSeconds?: number;
+  /** Spawn/connect plus the initialize handshake must finish within this; default the pool's (30 s). */
+  connectTimeoutSeconds?: number;
 }
 
 export interface McpStdioServerConfig extends McpServerConfigBase {
@@ -39,6 +41,8 @@ export interface McpRemoteServerConfig extends McpServerConfigBase {
 export const DEFAULT_MCP_CALL_TIMEOUT_SECONDS = 60;
 export const MIN_MCP_CALL_TIMEOUT_SECONDS = 1;
 export const MAX_MCP_CALL_TIMEOUT_SECONDS = 600;
+export const MIN_MCP_CONNECT_TIMEOUT_SECONDS = 1;
+export const MAX_MCP_CONNECT_TIMEOUT_SECONDS = 300;
 /** What a GET shows in place of a header or environment value. A write of this value keeps the stored one. */
 export const REDACTED_VALUE = '***';
 
@@ -87,6 +91,20 @@ function readStringMap(
   return result;
 }
 
+function readSeconds(
+  input: Record<string, unknown>,
+  field: string,
+  min: number,
+  max: number,
+): number | undefined {
+  const value = input[field];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw invalid(field, `must be an integer from ${min} to ${max}.`);
+  }
+  return value;
+}
+
 /**
  * Validates an untrusted config (an API body, a stored row) and returns a clean copy with only known fields.
  * Throws a `validation_failed` ToolportError naming the field.
@@ -98,23 +116,25 @@ export function parseMcpServerConfig(input: unknown): McpServerConfig {
   if (name.length > 64) throw invalid('name', 'must be at most 64 characters.');
   const enabled = input.enabled ?? true;
   if (typeof enabled !== 'boolean') throw invalid('enabled', 'must be true or false.');
-  const timeout = input.callTimeoutSeconds;
-  let callTimeoutSeconds: number | undefined;
-  if (timeout !== undefined && timeout !== null) {
-    if (
-      typeof timeout !== 'number' ||
-      !Number.isInteger(timeout) ||
-      timeout < MIN_MCP_CALL_TIMEOUT_SECONDS ||
-      timeout > MAX_MCP_CALL_TIMEOUT_SECONDS
-    ) {
-      throw invalid(
-        'callTimeoutSeconds',
-        `must be an integer from ${MIN_MCP_CALL_TIMEOUT_SECONDS} to ${MAX_MCP_CALL_TIMEOUT_SECONDS}.`,
-      );
-    }
-    callTimeoutSeconds = timeout;
-  }
-  const base = { id, name, enabled, ...(callTimeoutSeconds === undefined ? {} : { callTimeoutSeconds }) };
+  const callTimeoutSeconds = readSeconds(
+    input,
+    'callTimeoutSeconds',
+    MIN_MCP_CALL_TIMEOUT_SECONDS,
+    MAX_MCP_CALL_TIMEOUT_SECONDS,
+  );
+  const connectTimeoutSeconds = readSeconds(
+    input,
+    'connectTimeoutSeconds',
+    MIN_MCP_CONNECT_TIMEOUT_SECONDS,
+    MAX_MCP_CONNECT_TIMEOUT_SECONDS,
+  );
+  const base = {
+    id,
+    name,
+    enabled,
+    ...(callTimeoutSeconds === undefined ? {} : { callTimeoutSeconds }),
+    ...(connectTimeoutSeconds === undefined ? {} : { connectTimeoutSeconds }),
+  };
 
   const transport = input.transport;
   if (transport === 'stdio') {

@@ -4,7 +4,6 @@ import {
   CancelledNotificationSchema,
   ErrorCode as McpErrorCode,
   ListToolsRequestSchema,
-  McpError,
   type CallToolResult,
   type RequestId,
   type Tool as McpTool,
@@ -30,6 +29,14 @@ export interface McpCallCancellation {
   cancel(requestId: RequestId, reason: string | undefined): void;
 }
 
+/**
+ * A JSON-RPC InvalidParams error. Not an `McpError`: its message already reads "MCP error -32602: …", which the SDK
+ * sends as the wire message, and the client's own `McpError` prefixes it again.
+ */
+function invalidParams(message: string): Error & { code: number } {
+  return Object.assign(new Error(message), { code: McpErrorCode.InvalidParams });
+}
+
 export const DEFAULT_MCP_SERVER_INFO = { name: 'toolport', version: '0.1.0' } as const;
 
 /**
@@ -53,7 +60,7 @@ export function createMcpServer(options: CreateMcpServerOptions): Server {
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name } = request.params;
-    if (!byName.has(name)) throw new McpError(McpErrorCode.InvalidParams, unknownToolMessage(name));
+    if (!byName.has(name)) throw invalidParams(unknownToolMessage(name));
     const progressToken = request.params._meta?.progressToken;
     let signal = extra.signal;
     let untrack: (() => void) | undefined;
@@ -86,9 +93,7 @@ export function createMcpServer(options: CreateMcpServerOptions): Server {
         },
       )
       .finally(() => untrack?.());
-    const result = toCallToolResult(outcome);
-    if (result === undefined) throw new McpError(McpErrorCode.InvalidParams, unknownToolMessage(name));
-    return result;
+    return toCallToolResult(outcome);
   });
   if (options.cancellation !== undefined) {
     const { cancellation } = options;

@@ -1,27 +1,21 @@
 import type { Readable, Writable } from 'node:stream';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
-import { toCallToolResult, toMcpTool, unknownToolMessage } from './mcp-tool-projection.ts';
+import {
+  createMcpToolsDispatcher,
+  isJsonObject as isObject,
+  isJsonRpcId as isRequestId,
+  JSON_RPC_INVALID_REQUEST as INVALID_REQUEST,
+  JSON_RPC_PARSE_ERROR as PARSE_ERROR,
+  type JsonObject,
+  type JsonRpcId as RequestId,
+  type JsonRpcResponse,
+} from './mcp-tools-dispatcher.ts';
 
 /*
- * `toolport mcp`'s stdio server (MCP-2). It speaks the small part of MCP a tools-only server needs — initialize, ping,
- * tools/list, tools/call with progress, cancellation — directly over newline-delimited JSON-RPC, without loading the
- * SDK: the SDK's server module alone costs more start-up time than the 250 ms goal for the first tools/list answer.
- * Same projection as the SDK-based server (`mcp-tool-projection.ts`); conformance is tested with the official SDK
- * client and the MCP Inspector CLI. Anything else is "method not found", as for an SDK server without those
- * capabilities.
+ * `toolport mcp`'s stdio server (MCP-2): newline-delimited JSON-RPC around the shared tools dispatcher
+ * (`mcp-tools-dispatcher.ts`, also behind `/mcp`), without loading the SDK. Anything but initialize, ping,
+ * tools/list and tools/call is "method not found", as for an SDK server without those capabilities.
  */
-
-/** Newest first; the answer is the client's version when we know it, else the newest (MCP version negotiation). */
-const SUPPORTED_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
-
-const PARSE_ERROR = -32700;
-const INVALID_REQUEST = -32600;
-const METHOD_NOT_FOUND = -32601;
-const INVALID_PARAMS = -32602;
-const INTERNAL_ERROR = -32603;
-
-type RequestId = string | number;
-type JsonObject = Record<string, unknown>;
 
 interface JsonRpcError {
   code: number;
@@ -41,98 +35,37 @@ export interface McpStdioServer {
   close(): void;
 }
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function isRequestId(value: unknown): value is RequestId {
-  return typeof value === 'string' || typeof value === 'number';
-}
-
 export function serveMcpOverStdio(options: ServeMcpStdioOptions): McpStdioServer {
   const { runtime } = options;
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stdout;
-  const serverInfo = options.serverInfo ?? { name: 'toolport', version: '0.1.0' };
-  const enabled = new Set(runtime.tools.map((tool) => tool.definition.name));
+  const dispatch = createMcpToolsDispatcher({
+    runtime,
+    ...(options.serverInfo === undefined ? {} : { serverInfo: options.serverInfo }),
+  });
   const inFlight = new Map<RequestId, AbortController>();
   const running = new Set<Promise<void>>();
-  let listing: unknown[] | undefined;
   let buffered = '';
   let open = true;
 
-  const send = (message: JsonObject): void => {
+  const send = (message: JsonObject | JsonRpcResponse): void => {
     if (open) output.write(`${JSON.stringify(message)}\n`);
   };
-  const reply = (id: RequestId, result: unknown): void => send({ jsonrpc: '2.0', id, result });
   const fail = (id: RequestId | null, error: JsonRpcError): void => send({ jsonrpc: '2.0', id, error });
 
-  async function callTool(id: RequestId, params: JsonObject): Promise<void> {
-    const name = params.name;
-    if (typeof name !== 'string')
-      return fail(id, { code: INVALID_PARAMS, message: 'params.name must be a string.' });
-    if (!enabled.has(name)) return fail(id, { code: INVALID_PARAMS, message: unknownToolMessage(name) });
-    const meta = isObject(params._meta) ? params._meta : undefined;
-    const progressToken =
-      meta !== undefined && isRequestId(meta.progressToken) ? meta.progressToken : undefined;
-    const controller = new AbortController();
-    inFlight.set(id, controller);
-    try {
-      const outcome = await runtime.execute(
-        { toolName: name, arguments: params.arguments ?? {}, callId: `mcp-${String(id)}` },
-        {
-          signal: controller.signal,
-          onProgress:
-            progressToken === undefined
-              ? undefined
-              : (progress) =>
-                  send({
-                    jsonrpc: '2.0',
-                    method: 'notifications/progress',
-                    params: { progressToken, ...progress },
-                  }),
-        },
-      );
-      // A cancelled request gets no response (MCP cancellation).
-      if (controller.signal.aborted) return;
-      const result = toCallToolResult(outcome);
-      if (result === undefined) fail(id, { code: INVALID_PARAMS, message: unknownToolMessage(name) });
-      else reply(id, result);
-    } finally {
-      inFlight.delete(id);
-    }
-  }
-
   function handleRequest(id: RequestId, method: string, params: JsonObject): void {
-    switch (method) {
-      case 'initialize': {
-        const requested = params.protocolVersion;
-        const protocolVersion =
-          typeof requested === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(requested)
-            ? requested
-            : SUPPORTED_PROTOCOL_VERSIONS[0];
-        return reply(id, { protocolVersion, capabilities: { tools: { listChanged: false } }, serverInfo });
-      }
-      case 'ping':
-        return reply(id, {});
-      case 'tools/list':
-        listing ??= runtime.tools.map(toMcpTool);
-        return reply(id, { tools: listing });
-      case 'tools/call': {
-        const call = callTool(id, params)
-          .catch((error: unknown) =>
-            fail(id, {
-              code: INTERNAL_ERROR,
-              message: error instanceof Error ? error.message : String(error),
-            }),
-          )
-          .finally(() => running.delete(call));
-        running.add(call);
-        return;
-      }
-      default:
-        return fail(id, { code: METHOD_NOT_FOUND, message: `Method not found: ${method}` });
-    }
+    const controller = new AbortController();
+    if (method === 'tools/call') inFlight.set(id, controller);
+    const call = dispatch(id, method, params, { signal: controller.signal, notify: send })
+      .then((response: JsonRpcResponse) => {
+        // A cancelled request gets no response (MCP cancellation).
+        if (!controller.signal.aborted) send(response);
+      })
+      .finally(() => {
+        if (inFlight.get(id) === controller) inFlight.delete(id);
+        running.delete(call);
+      });
+    running.add(call);
   }
 
   function handleMessage(message: unknown): void {

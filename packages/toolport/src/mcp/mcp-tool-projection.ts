@@ -24,17 +24,17 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * An execution outcome as an MCP result. A tool's failure is an `isError` result the model can read (its code and
- * message); `undefined` means the tool is unknown or disabled, which MCP servers answer with a protocol error.
+ * An execution outcome as an MCP result. Every outcome of a tool that ran — `not_found` for a missing file included —
+ * is a result the model can read (`isError` with its code and message). Whether the *tool* exists and is enabled is
+ * the caller's check, before the call, and only that is a protocol error (InvalidParams), as MCP asks.
  */
-export function toCallToolResult(outcome: ToolExecutionOutcome): CallToolResult | undefined {
+export function toCallToolResult(outcome: ToolExecutionOutcome): CallToolResult {
   if (outcome.ok) {
     return {
       content: [{ type: 'text', text: outcome.output }],
       ...(isPlainObject(outcome.result) && !outcome.truncated ? { structuredContent: outcome.result } : {}),
     };
   }
-  if (outcome.error.code === 'not_found' || outcome.error.code === 'disabled') return undefined;
   return { isError: true, content: [{ type: 'text', text: outcome.output }] };
 }
 

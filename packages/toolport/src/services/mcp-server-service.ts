@@ -29,6 +29,8 @@ export interface McpServiceOptions {
   outboundAllowlist?: OutboundAllowlist;
   connectTimeoutMs?: number;
   listTimeoutMs?: number;
+  /** How long a listing waits for a server that is not ready yet (the pool's `listingWaitMs`). */
+  listingWaitMs?: number;
 }
 
 export interface McpServerServiceOptions extends McpServiceOptions {
@@ -82,6 +84,7 @@ export class McpServerService {
       },
       ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
       ...(options.listTimeoutMs === undefined ? {} : { listTimeoutMs: options.listTimeoutMs }),
+      ...(options.listingWaitMs === undefined ? {} : { listingWaitMs: options.listingWaitMs }),
       ...(options.logger === undefined ? {} : { logger: options.logger }),
     });
   }

@@ -63,9 +63,22 @@ export interface EnabledToolRuntimeOptions {
  */
 export class ToolRuntimeService {
   readonly #options: ToolRuntimeServiceOptions;
+  readonly #generations = new Map<string, number>();
 
   constructor(options: ToolRuntimeServiceOptions) {
     this.#options = options;
+  }
+
+  /**
+   * Bumps the user's generation: what their runtime is built from (saved settings, MCP server rows, a tool source's
+   * rows) changed in this process. A cache of runtimes (`/mcp`) compares `generation` before reusing one.
+   */
+  invalidate(userId: string): void {
+    this.#generations.set(userId, (this.#generations.get(userId) ?? 0) + 1);
+  }
+
+  generation(userId: string): number {
+    return this.#generations.get(userId) ?? 0;
   }
 
   /**

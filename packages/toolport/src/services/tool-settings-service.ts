@@ -69,6 +69,8 @@ export interface ToolSettingsServiceOptions {
   catalog: ToolCatalog;
   logger?: ToolportLogger;
   policy?: OperatorPolicy;
+  /** Called after a user's saved settings changed (runtime caches drop that user's entry). */
+  onChange?: (userId: string) => void;
 }
 
 /** Seed "Arquitetura": the application layer between the routes and registry + policy + repository. */
@@ -77,12 +79,14 @@ export class ToolSettingsService {
   readonly #catalog: ToolCatalog;
   readonly #logger: ToolportLogger | undefined;
   readonly #policy: OperatorPolicy;
+  readonly #onChange: ((userId: string) => void) | undefined;
 
   constructor(options: ToolSettingsServiceOptions) {
     this.#repository = options.repository;
     this.#catalog = options.catalog;
     this.#logger = options.logger;
     this.#policy = options.policy ?? DEFAULT_OPERATOR_POLICY;
+    this.#onChange = options.onChange;
   }
 
   /** Every tool the user has, minus those the policy removes (`tools.disabled`); admin-only ones stay, marked. */
@@ -147,6 +151,7 @@ export class ToolSettingsService {
       const enabled = update.enabled ?? current?.enabled;
       return enabled === undefined ? { parameters } : { enabled, parameters };
     });
+    this.#onChange?.(user.id);
     return this.#describe(user, entry, stored);
   }
 
@@ -154,6 +159,7 @@ export class ToolSettingsService {
   async reset(user: PolicySubject, toolName: string): Promise<ToolSettingsDescriptor> {
     const entry = await this.#find(user.id, toolName);
     await this.#repository.delete(user.id, toolName);
+    this.#onChange?.(user.id);
     return this.#describe(user, entry, undefined);
   }
 

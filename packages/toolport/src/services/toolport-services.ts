@@ -151,6 +151,7 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
       catalog,
       logger: options.logger,
       policy,
+      onChange: (userId) => toolRuntime.invalidate(userId),
     }),
     toolRuntime,
     secrets,

@@ -1,15 +1,23 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 
 // Runs the real bin against the built dist (the root `npm test` builds first).
 const bin = fileURLToPath(new URL('../../bin/toolport.js', import.meta.url));
 const run = promisify(execFile);
+// The CLI's read-before-write state: this file's own directory, removed afterwards.
+const stateDirectory = mkdtempSync(join(tmpdir(), 'toolport-bin-state-'));
+afterAll(() => rmSync(stateDirectory, { recursive: true, force: true }));
 
 async function toolport(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [bin, ...args]);
+    const { stdout, stderr } = await run(process.execPath, [bin, ...args], {
+      env: { ...process.env, TOOLPORT_STATE_DIR: stateDirectory },
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };

@@ -1,5 +1,6 @@
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -143,6 +144,23 @@ describe('CLI-1 toolport serve', () => {
     expect(io.err.join('')).toMatch(/Unsupported database URL/);
     const usage = captureIo();
     expect(await runCli(['serve', '--port', 'abc'], usage)).toBe(2);
+  });
+
+  it('on a busy port exits 1 suggesting --port, before writing a data dir, key or database', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as AddressInfo).port;
+    const dataDirectory = join(tempDataDirectory(), 'fresh');
+    try {
+      const io = captureIo();
+      expect(await runCli(['serve', '--port', String(port), '--data-dir', dataDirectory], io)).toBe(1);
+      expect(io.err.join('')).toMatch(
+        new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already in use.*--port`),
+      );
+      expect(existsSync(dataDirectory)).toBe(false);
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
+    }
   });
 
   it('two instances starting at once on one PostgreSQL database create one admin and share settings', async () => {

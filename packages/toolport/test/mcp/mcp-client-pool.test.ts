@@ -17,7 +17,7 @@ let pool: McpClientPool;
 
 beforeEach(() => {
   directory = mkdtempSync(join(tmpdir(), 'toolport-mcp-pool-'));
-  pool = new McpClientPool({ connectTimeoutMs: 10_000 });
+  pool = new McpClientPool({ connectTimeoutMs: 10_000, listingWaitMs: 10_000 });
 });
 
 afterEach(async () => {
@@ -218,6 +218,83 @@ describe('MCP-1 lazy shared client pool', () => {
     await pool.close();
     await waitFor(() => pids.every((pid) => !isAlive(pid)), 'children to end');
     await expect(pool.getEntries('u1', configs)).rejects.toThrow(/closed/);
+  });
+});
+
+describe('MCP-1 a server that is slow, silent or broken does not stall its user', () => {
+  it('answers a listing while a server that never answers its handshake is still connecting', async () => {
+    // `node` with no arguments reads a script from its (piped) stdin and never speaks MCP.
+    const silent: McpServerConfig = {
+      id: 'silent',
+      name: 'silent',
+      enabled: true,
+      transport: 'stdio',
+      command: process.execPath,
+    };
+    const patient = new McpClientPool({ connectTimeoutMs: 30_000, listingWaitMs: 100 });
+    try {
+      const first = await patient.getEntries('u1', [silent]);
+      expect(first.entries).toEqual([]);
+      expect(first.statuses[0]).toMatchObject({ state: 'connecting', connected: false });
+      // The attempt is past its listing budget: a second listing does not wait for it at all.
+      const second = await patient.getEntries('u1', [silent]);
+      expect(second.statuses[0]).toMatchObject({ state: 'connecting', connectCount: 0 });
+    } finally {
+      await patient.close();
+    }
+  });
+
+  it("fails a handshake after the server's own connectTimeoutSeconds, then backs off without respawning", async () => {
+    const config = fixtureConfig({ connectTimeoutSeconds: 1 }, 'hang');
+    const backingOff = new McpClientPool({ listingWaitMs: 50, retryDelayMs: 60_000 });
+    try {
+      await backingOff.getEntries('u1', [config]);
+      await waitFor(() => backingOff.status('u1', [config])[0]!.state === 'failed', 'the handshake to fail');
+      const failed = backingOff.status('u1', [config])[0]!;
+      expect(failed.lastError!.message).toMatch(/within 1 s/);
+      expect(failed.consecutiveFailures).toBe(1);
+      expect(Date.parse(failed.retryAt!)).toBeGreaterThan(Date.now());
+
+      const again = await backingOff.getEntries('u1', [config]);
+      expect(again.entries).toEqual([]);
+      expect(again.statuses[0]).toMatchObject({ state: 'failed', retryAt: failed.retryAt });
+      const call = await errorOf(backingOff.callTool('u1', config, 'echo', { text: 'x' }));
+      expect(call.message).toMatch(/unavailable .*within 1 s.*next attempt/);
+      expect(markerLines(config).filter((line) => line.startsWith('start'))).toHaveLength(1);
+    } finally {
+      await backingOff.close();
+    }
+  });
+
+  it('retries once the backoff passed, doubling the delay after another failure', async () => {
+    const config = fixtureConfig({ connectTimeoutSeconds: 1 }, 'hang');
+    const retrying = new McpClientPool({ listingWaitMs: 5_000, retryDelayMs: 200 });
+    try {
+      await retrying.getEntries('u1', [config]);
+      expect(retrying.status('u1', [config])[0]).toMatchObject({ state: 'failed', consecutiveFailures: 1 });
+      await waitFor(() => retrying.status('u1', [config])[0]!.retryAt === undefined, 'the backoff to pass');
+      await retrying.getEntries('u1', [config]);
+      const status = retrying.status('u1', [config])[0]!;
+      expect(status).toMatchObject({ state: 'failed', consecutiveFailures: 2 });
+      expect(markerLines(config).filter((line) => line.startsWith('start'))).toHaveLength(2);
+    } finally {
+      await retrying.close();
+    }
+  });
+
+  it('connects in the background: a server ready after the listing budget joins the next listing', async () => {
+    const config = fixtureConfig();
+    const quick = new McpClientPool({ listingWaitMs: 1 });
+    try {
+      const first = await quick.getEntries('u1', [config]);
+      expect(first.entries).toEqual([]);
+      await waitFor(() => quick.status('u1', [config])[0]!.toolCount === 7, 'the background listing');
+      const next = await quick.getEntries('u1', [config]);
+      expect(next.entries.map((entry) => entry.tool.definition.name)).toContain('fixture_echo');
+      expect(markerLines(config).filter((line) => line.startsWith('start'))).toHaveLength(1);
+    } finally {
+      await quick.close();
+    }
   });
 });
 

@@ -67,7 +67,7 @@ function runtimeWith(pool: McpClientPool, userId: string, configs: McpServerConf
 }
 
 describe('MCP-1 interop: our client pool against server-everything', () => {
-  const pool = new McpClientPool({ connectTimeoutMs: 20_000 });
+  const pool = new McpClientPool({ connectTimeoutMs: 20_000, listingWaitMs: 20_000 });
   const servers: ChildProcess[] = [];
   afterAll(async () => {
     await pool.close();
@@ -158,7 +158,7 @@ describe('MCP-1 interop: our client pool against server-everything', () => {
 
 describe('MCP-1 interop: our client pool against server-filesystem (stdio)', () => {
   let directory: string;
-  const pool = new McpClientPool({ connectTimeoutMs: 20_000 });
+  const pool = new McpClientPool({ connectTimeoutMs: 20_000, listingWaitMs: 20_000 });
   beforeAll(() => {
     directory = realpathSync(mkdtempSync(join(tmpdir(), 'toolport-mcp-fs-')));
     writeFileSync(join(directory, 'notes.txt'), 'hello from disk\n');

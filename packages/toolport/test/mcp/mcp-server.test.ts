@@ -14,6 +14,7 @@ import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/s
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { McpError, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ToolportError } from '../../src/core/errors.ts';
 import { toolFailure } from '../../src/core/execute-tool.ts';
 import { ToolRegistry } from '../../src/core/tool-registry.ts';
 import { createToolRuntime, type ToolRuntime } from '../../src/core/tool-runtime.ts';
@@ -69,6 +70,19 @@ function testRuntime(userId = 'u1'): ToolRuntime {
       annotations: { destructiveHint: true },
       execute: async () => {
         throw toolFailure('wipe refused: nothing to wipe');
+      },
+    }),
+  );
+  registry.register(
+    defineTool<{ key: string }>({
+      definition: {
+        name: 'lookup',
+        description: 'Finds nothing, like read_file on a missing file.',
+        parameters: objectSchema({ key: { type: 'string' } }, ['key']),
+      },
+      settings: settings('Lookup'),
+      execute: async ({ key }) => {
+        throw new ToolportError('not_found', `No entry ${key}.`);
       },
     }),
   );
@@ -177,7 +191,7 @@ for (const [label, makeTransport] of Object.entries(transports)) {
 
     it('lists the enabled tools with their JSON Schemas and annotations', async () => {
       const { tools } = await client.listTools();
-      expect(tools.map((tool) => tool.name)).toEqual(['count', 'shout', 'wait', 'wipe']);
+      expect(tools.map((tool) => tool.name)).toEqual(['count', 'lookup', 'shout', 'wait', 'wipe']);
       const shout = tools.find((tool) => tool.name === 'shout')!;
       expect(shout.inputSchema).toEqual(objectSchema({ text: { type: 'string', minLength: 1 } }, ['text']));
       expect(shout.annotations).toEqual({ title: 'Shout', readOnlyHint: true, destructiveHint: false });
@@ -210,7 +224,18 @@ for (const [label, makeTransport] of Object.entries(transports)) {
         );
         expect(error).toBeInstanceOf(McpError);
         expect((error as McpError).code).toBe(-32602);
+        // The client adds the "MCP error -32602:" prefix once; the server's message must not carry it already.
+        expect((error as McpError).message).toMatch(
+          new RegExp(`^MCP error -32602: Unknown tool: ${name}\\.`),
+        );
       }
+    });
+
+    it("answers a tool's own not_found as an isError result with its code and message, not as an unknown tool", async () => {
+      const result = await client.callTool({ name: 'lookup', arguments: { key: 'k1' } });
+      expect(result.isError).toBe(true);
+      const text = (result.content as Array<{ type: string; text: string }>)[0]!.text;
+      expect(JSON.parse(text)).toMatchObject({ error: { code: 'not_found', message: 'No entry k1.' } });
     });
 
     it('forwards progress to a client that asked for it', async () => {
@@ -315,6 +340,10 @@ describe('MCP-2 toolport mcp (the real bin over stdio)', () => {
       expect(tools.map((tool) => tool.name)).toContain('get_current_datetime');
       const result = await client.callTool({ name: 'get_current_datetime', arguments: { timezone: 'UTC' } });
       expect(result.structuredContent).toMatchObject({ timezone: 'UTC' });
+      // read_file's own not_found is the tool's outcome (isError), not "Unknown tool: read_file".
+      const missing = await client.callTool({ name: 'read_file', arguments: { path: 'missing.txt' } });
+      expect(missing.isError).toBe(true);
+      expect(JSON.stringify(missing.content)).toContain('not_found');
     } finally {
       await client.close();
       rmSync(workdir, { recursive: true, force: true });

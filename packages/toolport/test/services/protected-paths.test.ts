@@ -1,7 +1,7 @@
-import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { executeTool } from '../../src/core/execute-tool.ts';
 import { ToolRegistry } from '../../src/core/tool-registry.ts';
 import { registerBuiltinTools } from '../../src/tools/index.ts';
@@ -11,6 +11,7 @@ describe('PATH-2 operator-protected paths', () => {
   const registry = registerBuiltinTools(new ToolRegistry());
   const dataDirectory = realpathSync(mkdtempSync(join(tmpdir(), 'toolport-data-')));
   writeFileSync(join(dataDirectory, 'secret.key'), 'k'.repeat(44));
+  afterAll(() => rmSync(dataDirectory, { recursive: true, force: true }));
   const call = (toolName: string, args: Record<string, unknown>, protectedPaths?: string[]) =>
     executeTool(
       { toolName, arguments: args, userId: 'u', chatId: 'c', mode: 'chat' },
@@ -29,5 +30,13 @@ describe('PATH-2 operator-protected paths', () => {
       const outcome = await call(tool, args, [dataDirectory]);
       expect(outcome.ok || outcome.error.code, tool).toBe('permission_denied');
     }
+  });
+
+  it('says the path is operator-protected, not excluded by a setting the user could change', async () => {
+    const outcome = await call('read_file', { path: join(dataDirectory, 'secret.key') }, [dataDirectory]);
+    expect(outcome.ok).toBe(false);
+    if (outcome.ok) return;
+    expect(outcome.error.message).toContain('which the operator protects');
+    expect(outcome.error.message).not.toContain('deniedPaths');
   });
 });

@@ -1,10 +1,16 @@
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/cli/cli-io.ts';
 import { runCli } from '../../src/cli/main.ts';
+
+// The CLI's read-before-write state: this file's own directory, removed afterwards.
+const stateDirectory = mkdtempSync(join(tmpdir(), 'toolport-shell-cli-state-'));
+afterAll(() => rmSync(stateDirectory, { recursive: true, force: true }));
 
 function captureIo(): CliIo & { out: () => string } {
   let out = '';
@@ -14,7 +20,7 @@ function captureIo(): CliIo & { out: () => string } {
     },
     stderr: () => {},
     cwd: process.cwd(),
-    env: process.env,
+    env: { ...process.env, TOOLPORT_STATE_DIR: stateDirectory },
     out: () => out,
   };
 }
@@ -40,16 +46,11 @@ describe('FS-6 bash from the CLI', () => {
     const bin = fileURLToPath(new URL('../../bin/toolport.js', import.meta.url));
     const dist = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
     if (!existsSync(dist)) throw new Error('dist/ is missing: run `npm run build` (npm test does it first)');
-    const { stdout } = await promisify(execFile)(process.execPath, [
-      bin,
-      'tools',
-      'run',
-      'bash',
-      '--args',
-      '{"command":"echo hi"}',
-      '--settings',
-      '{"enabled":true}',
-    ]);
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [bin, 'tools', 'run', 'bash', '--args', '{"command":"echo hi"}', '--settings', '{"enabled":true}'],
+      { env: { ...process.env, TOOLPORT_STATE_DIR: stateDirectory } },
+    );
     expect(JSON.parse(stdout)).toMatchObject({ stdout: 'hi\n', termination: 'exited' });
   });
 });

@@ -41,7 +41,8 @@ export async function startTestServer(
     database,
     registry: options.registry ?? createTestRegistry(),
     secretKey: options.secretKey ?? TEST_SECRET_KEY,
-    ...(options.mcp === undefined ? {} : { mcp: options.mcp }),
+    // A loaded machine may take seconds to start a fixture server; tests of the short listing wait pass their own.
+    mcp: { listingWaitMs: 20_000, ...options.mcp },
     policy: OPEN_TEST_POLICY,
     ...options.services,
   });

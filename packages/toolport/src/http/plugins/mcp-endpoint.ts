@@ -1,4 +1,6 @@
 import type { IncomingMessage } from 'node:http';
+import type { ToolRuntime } from '../../core/tool-runtime.ts';
+import type { ToolportServices } from '../../services/toolport-services.ts';
 import { createMcpHttpHandler, DEFAULT_MCP_ALLOWED_HOSTS } from '../../mcp/mcp-http-handler.ts';
 import { TOOLPORT_VERSION, type ToolportServerPlugin } from '../build-server.ts';
 
@@ -10,6 +12,55 @@ export interface McpEndpointOptions {
   allowedHosts?: readonly string[];
   /** Browser origins allowed to call; default any origin on an allowed host. */
   allowedOrigins?: readonly string[];
+  /** How long a cached runtime serves without a change seen here (default `MCP_RUNTIME_MAX_AGE_MS`). */
+  runtimeMaxAgeMs?: number;
+}
+
+/**
+ * How long a cached runtime may serve without a change this process saw. Changes made through this process (tool
+ * settings, MCP server rows, MCP listings) drop the entry at once; this bounds how late a change made through
+ * another instance on the same database reaches this one's `/mcp`.
+ */
+export const MCP_RUNTIME_MAX_AGE_MS = 1_000;
+const MAX_CACHED_RUNTIMES = 1_000;
+
+interface CachedRuntime {
+  runtime: ToolRuntime;
+  generation: number;
+  listingVersion: number;
+  builtAt: number;
+}
+
+/**
+ * `/mcp` is stateless, so every POST asks for the caller's runtime: keep the last one per user while nothing it was
+ * built from changed (the services' generation, the MCP pool's listing version) and it is younger than
+ * `MCP_RUNTIME_MAX_AGE_MS`. Any instance still answers any request; it rebuilds when its entry is missing or stale.
+ */
+function createRuntimeCache(services: ToolportServices, maxAgeMs: number) {
+  const cache = new Map<string, CachedRuntime>();
+  return async (user: { id: string; isAdmin: boolean }): Promise<ToolRuntime> => {
+    const userId = user.id;
+    // The policy judges by who the user is: a role change (rare) must not serve the other role's tools.
+    const key = `${userId}:${user.isAdmin ? 'admin' : 'user'}`;
+    const generation = services.toolRuntime.generation(userId);
+    const listingVersion = services.mcp.pool.listingVersion(userId);
+    const cached = cache.get(key);
+    if (
+      cached !== undefined &&
+      cached.generation === generation &&
+      cached.listingVersion === listingVersion &&
+      Date.now() - cached.builtAt < maxAgeMs
+    ) {
+      return cached.runtime;
+    }
+    const builtAt = Date.now();
+    const runtime = await services.toolRuntime.getEnabledToolRuntime(user);
+    // Versions read before the build: a change during it makes the entry stale at once.
+    cache.delete(key);
+    if (cache.size >= MAX_CACHED_RUNTIMES) cache.delete(cache.keys().next().value!);
+    cache.set(key, { runtime, generation, listingVersion, builtAt });
+    return runtime;
+  };
 }
 
 function bearerToken(request: IncomingMessage): string | undefined {
@@ -36,6 +87,7 @@ export function mcpAllowedHosts(host: string, extra: readonly string[] = []): st
  */
 export function createMcpEndpointPlugin(options: McpEndpointOptions = {}): ToolportServerPlugin {
   return (app, { services }) => {
+    const runtimeFor = createRuntimeCache(services, options.runtimeMaxAgeMs ?? MCP_RUNTIME_MAX_AGE_MS);
     const handler = createMcpHttpHandler({
       authenticate: async (request) => {
         const token = bearerToken(request);
@@ -43,13 +95,12 @@ export function createMcpEndpointPlugin(options: McpEndpointOptions = {}): Toolp
         return user === undefined ? undefined : { userId: user.id, isAdmin: user.isAdmin };
       },
       getRuntime: (principal, request) => {
-        const build = () =>
-          services.toolRuntime.getEnabledToolRuntime({
-            id: principal.userId,
-            isAdmin: principal.isAdmin === true,
-          });
+        const user = { id: principal.userId, isAdmin: principal.isAdmin === true };
         // This process's own pool calling back (a server configured to point at this /mcp): no MCP tools, no loop.
-        return services.mcp.isOwnClient(request.headers) ? services.mcp.withoutMcpTools(build) : build();
+        if (services.mcp.isOwnClient(request.headers)) {
+          return services.mcp.withoutMcpTools(() => services.toolRuntime.getEnabledToolRuntime(user));
+        }
+        return runtimeFor(user);
       },
       ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
       ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),

@@ -112,6 +112,7 @@ export function registerMcpServerRoutes(app: ToolportApp, services: ToolportServ
         config: transportFields(parsed),
         enabled: parsed.enabled,
       });
+      services.toolRuntime.invalidate(user.id);
       return reply.code(201).send(toResponse(user, created));
     },
   );
@@ -194,6 +195,7 @@ export function registerMcpServerRoutes(app: ToolportApp, services: ToolportServ
       if (updated === undefined) throw serverNotFound(request.params.serverId);
       // A disabled or changed server must not keep its old process or session until the next turn notices.
       await services.mcp.pool.disconnect(userId, current.id);
+      services.toolRuntime.invalidate(user.id);
       return toResponse(user, updated);
     },
   );
@@ -214,6 +216,7 @@ export function registerMcpServerRoutes(app: ToolportApp, services: ToolportServ
         throw serverNotFound(request.params.serverId);
       }
       await services.mcp.pool.disconnect(userId, request.params.serverId);
+      services.toolRuntime.invalidate(userId);
       return reply.code(204).send(null);
     },
   );

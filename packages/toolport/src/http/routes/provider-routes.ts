@@ -1,3 +1,5 @@
+import type { FastifyRequest } from 'fastify';
+import { ToolportError } from '../../core/errors.ts';
 import type { ProviderConfigRecord } from '../../persistence/repositories/provider-config-repository.ts';
 import type { ToolportServices } from '../../services/toolport-services.ts';
 import { getAuthenticatedUser } from '../plugins/auth.ts';
@@ -5,6 +7,7 @@ import { errorResponses } from '../schemas/error-schemas.ts';
 import {
   CreateProviderConfigBodySchema,
   ProviderConfigIdParamsSchema,
+  PROVIDER_CONFIG_NAMES,
   ProviderConfigListResponseSchema,
   ProviderConfigSchema,
   UpdateProviderConfigBodySchema,
@@ -25,6 +28,22 @@ function toResponse(config: ProviderConfigRecord) {
 }
 
 const conflictResponse = { 409: errorResponses[422] };
+
+/**
+ * Before schema validation: an unknown `provider` is the cause to name, not the fields a schema for some other
+ * provider would miss (`{"provider":"mistral"}` must not answer "defaultModel is required").
+ */
+async function refuseUnknownProvider(request: FastifyRequest): Promise<void> {
+  const body = request.body;
+  if (typeof body !== 'object' || body === null || !('provider' in body)) return;
+  const provider = (body as { provider: unknown }).provider;
+  if ((PROVIDER_CONFIG_NAMES as readonly unknown[]).includes(provider)) return;
+  throw new ToolportError(
+    'bad_request',
+    `Unknown provider ${JSON.stringify(provider)}: use one of ${PROVIDER_CONFIG_NAMES.join(', ')}.`,
+    { details: { field: 'provider' } },
+  );
+}
 
 /** Per-user provider configurations. The API key is a secret reference (SEC-1); another user's config is 404. */
 export function registerProviderRoutes(app: ToolportApp, services: ToolportServices): void {
@@ -51,6 +70,7 @@ export function registerProviderRoutes(app: ToolportApp, services: ToolportServi
         body: CreateProviderConfigBodySchema,
         response: { 201: ProviderConfigSchema, ...errorResponses, ...conflictResponse },
       },
+      preValidation: refuseUnknownProvider,
     },
     async (request, reply) => {
       const config = await services.providers.create(getAuthenticatedUser(request), request.body);
@@ -82,6 +102,7 @@ export function registerProviderRoutes(app: ToolportApp, services: ToolportServi
         body: UpdateProviderConfigBodySchema,
         response: { 200: ProviderConfigSchema, ...errorResponses, ...conflictResponse },
       },
+      preValidation: refuseUnknownProvider,
     },
     async (request) =>
       toResponse(

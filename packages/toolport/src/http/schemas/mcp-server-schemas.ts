@@ -8,6 +8,10 @@ export const McpServerStatusSchema = Type.Object({
   connected: Type.Boolean(),
   transport: Type.Optional(Type.String({ description: 'stdio, streamable-http, or sse (legacy fallback)' })),
   lastError: Type.Optional(Type.Object({ message: Type.String(), at: Type.String() })),
+  retryAt: Type.Optional(
+    Type.String({ description: 'After a failure: no new connection attempt before this time (backoff)' }),
+  ),
+  consecutiveFailures: Type.Optional(Type.Integer({ description: 'Failed connects or listings in a row' })),
   toolCount: Type.Optional(Type.Integer()),
   lastListedAt: Type.Optional(Type.String()),
   connectedAt: Type.Optional(Type.String()),
@@ -48,8 +52,8 @@ export const CreateMcpServerBodySchema = Type.Object(
     transport: Transport,
     config: Type.Record(Type.String(), Type.Unknown(), {
       description:
-        'stdio: {command, args?, env?, cwd?, callTimeoutSeconds?}; http: {url, protocol? (auto|streamable-http|sse), ' +
-        'headers?, callTimeoutSeconds?}. Header and env values may hold {{SECRET}} references and are shown as "***".',
+        'stdio: {command, args?, env?, cwd?, callTimeoutSeconds?, connectTimeoutSeconds?}; http: {url, protocol? (auto|streamable-http|sse), ' +
+        'headers?, callTimeoutSeconds?, connectTimeoutSeconds?}. Header and env values may hold {{SECRET}} references and are shown as "***".',
     }),
     enabled: Type.Optional(Type.Boolean()),
   },

@@ -1,7 +1,10 @@
 import { Type } from 'typebox';
 
+/** The wire formats a stored provider configuration may name. */
+export const PROVIDER_CONFIG_NAMES = ['openai', 'openai-chat', 'anthropic', 'gemini'] as const;
+
 const ProviderNameSchema = Type.Union(
-  [Type.Literal('openai'), Type.Literal('openai-chat'), Type.Literal('anthropic'), Type.Literal('gemini')],
+  PROVIDER_CONFIG_NAMES.map((name) => Type.Literal(name)),
   {
     description: '`openai` is the Responses API; `openai-chat` is Chat Completions (any compatible server).',
   },
