@@ -11,6 +11,8 @@ import { migrateDatabase, openDatabase } from '../persistence/database.ts';
 import { FileImageStore } from '../providers/images/file-image-store.ts';
 import { loadSecretKey } from '../secrets/secret-key.ts';
 import type { UserToolSource } from '../services/tool-catalog.ts';
+import { recoverShellCalls } from '../tools/shell/shell-call-records.ts';
+import { describeShellSandboxStatus, detectShellSandbox } from '../tools/shell/shell-sandbox.ts';
 import { createToolportServices, type ToolportServices } from '../services/toolport-services.ts';
 import type { CliIo } from './cli-io.ts';
 import { DATABASE_OPTIONS, resolveDataDirectory, resolveDatabaseUrl } from './server-config.ts';
@@ -19,6 +21,8 @@ import { UsageError } from './usage-error.ts';
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 7420;
 export const ADMIN_TOKEN_FILE_NAME = 'admin-token';
+/** One small record per running shell call (FS-6): what a restart after a crash must kill. */
+export const SHELL_CALLS_DIRECTORY_NAME = 'shell-calls';
 
 export interface ServeCommandOptions {
   registry: ToolRegistry;
@@ -87,6 +91,9 @@ async function serve(
   mkdirSync(dataDirectory, { recursive: true, mode: 0o700 });
   const databaseUrl = resolveDatabaseUrl(values['database-url'], io.env, dataDirectory);
   const database = openDatabase(databaseUrl, { baseDirectory: io.cwd });
+  // Whatever shell calls a crashed predecessor left running die before this server takes any call.
+  const shellCallsDirectory = join(dataDirectory, SHELL_CALLS_DIRECTORY_NAME);
+  const [shellSandbox] = await Promise.all([detectShellSandbox(), recoverShellCalls(shellCallsDirectory)]);
 
   const app = await (async () => {
     try {
@@ -114,6 +121,7 @@ async function serve(
         mcp: { outboundAllowlist },
         // The database, secret key and admin token live here: no model-driven filesystem tool may reach them.
         protectedPaths: [dataDirectory, ...sqliteFileOf(databaseUrl)],
+        shellSandbox: { stateDirectory: shellCallsDirectory },
         // IMG-1: generated images live in the data dir, one folder per user, served by GET /api/images/:id.
         imageStore: new FileImageStore(join(dataDirectory, 'images'), '/api/images/', { scopeByUser: true }),
         ...(providerKeysFromEnvironment(io.env) ? { providerKeyEnvironment: io.env } : {}),
@@ -152,6 +160,7 @@ async function serve(
     const boundPort = typeof address === 'object' && address !== null ? address.port : port;
     const url = `http://${displayHost(host)}:${boundPort}`;
     io.stderr(`toolport ${TOOLPORT_VERSION} listening on ${url} (database ${database.description})\n`);
+    io.stderr(`${describeShellSandboxStatus(shellSandbox)}\n`);
     if (admin.token !== undefined) {
       io.stderr(`Log in: ${url}/#token=${admin.token}\n`);
       io.stderr(`API:    curl -H 'Authorization: Bearer ${admin.token}' ${url}/api/settings/tools\n`);

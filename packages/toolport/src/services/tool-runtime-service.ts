@@ -5,6 +5,7 @@ import { createToolRuntime, type ToolRuntime } from '../core/tool-runtime.ts';
 import type {
   FreshnessLedger,
   OutboundHttpClient,
+  ShellSandboxOptions,
   ToolServices,
   ToolSettingsInput,
   ToolportLogger,
@@ -30,6 +31,8 @@ export interface ToolRuntimeServiceOptions {
   maxResultCharacters?: number;
   /** Denied to every filesystem tool (ToolServices.protectedPaths): the server's data directory. */
   protectedPaths?: readonly string[];
+  /** FS-6 sandbox options for shell tools (ToolServices.shellSandbox). */
+  shellSandbox?: ShellSandboxOptions;
 }
 
 export interface EnabledToolRuntimeOptions {
@@ -92,6 +95,7 @@ export class ToolRuntimeService {
             ? {}
             : { protectedPaths: this.#options.protectedPaths }),
           ...(this.#options.http === undefined ? {} : { http: this.#options.http }),
+          ...(this.#options.shellSandbox === undefined ? {} : { shellSandbox: this.#options.shellSandbox }),
           ...options.toolServices,
         },
       },

@@ -1,5 +1,5 @@
 import type { ToolRegistry } from '../core/tool-registry.ts';
-import type { OutboundHttpClient, ToolportLogger } from '../core/tool-types.ts';
+import type { OutboundHttpClient, ShellSandboxOptions, ToolportLogger } from '../core/tool-types.ts';
 import type { ToolportDatabase } from '../persistence/database.ts';
 import { createRepositories, type Repositories } from '../persistence/repositories.ts';
 import type { FileImageStore } from '../providers/images/file-image-store.ts';
@@ -29,6 +29,8 @@ export interface ToolportServicesOptions {
   imageStore?: FileImageStore;
   /** Paths no filesystem tool may touch, whatever a user's settings say: `toolport serve` passes its data dir. */
   protectedPaths?: readonly string[];
+  /** How shell tools are sandboxed: `writablePaths` (operator policy), the call-record directory, limits. */
+  shellSandbox?: ShellSandboxOptions;
   /** The operator's opt-in fallback for provider API keys (see ProviderConfigService). */
   providerKeyEnvironment?: Readonly<Record<string, string | undefined>>;
   /** SDK retries on provider 429/5xx (default 2). */
@@ -81,6 +83,7 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
     http: options.http,
     logger: options.logger,
     protectedPaths: options.protectedPaths,
+    shellSandbox: options.shellSandbox,
   });
   return {
     database: options.database,
