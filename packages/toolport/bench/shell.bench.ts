@@ -8,7 +8,11 @@ import { findBashSpec } from '../src/tools/bash.ts';
 import { buildShellTool } from '../src/tools/shell/build-shell-tool.ts';
 import { buildChildEnvironment } from '../src/tools/shell/build-child-environment.ts';
 import { runShellCommand } from '../src/tools/shell/run-shell-command.ts';
-import { describeShellSandboxStatus, detectShellSandbox, planShellSandbox } from '../src/tools/shell/shell-sandbox.ts';
+import {
+  describeShellSandboxStatus,
+  detectShellSandbox,
+  planShellSandbox,
+} from '../src/tools/shell/shell-sandbox.ts';
 
 const ROUNDS = Number(process.env.SHELL_BENCH_ROUNDS ?? 100);
 const WARMUP = 20;
@@ -43,7 +47,12 @@ const runDirect = () =>
 
 const status = await detectShellSandbox();
 process.stdout.write(`${describeShellSandboxStatus(status)}\n`);
-const sandbox = await planShellSandbox({ status, cwd: process.cwd(), workingDirectory: undefined, services: {} });
+const sandbox = await planShellSandbox({
+  status,
+  cwd: process.cwd(),
+  workingDirectory: undefined,
+  services: {},
+});
 const runSandboxed = () =>
   runShellCommand({
     interpreter,

@@ -60,7 +60,10 @@ export function registerCapabilityRoutes(
         await Promise.all(
           runtime.tools
             .filter((tool) => tool.tool.describeSandbox !== undefined)
-            .map(async (tool) => [tool.definition.name, await tool.tool.describeSandbox!(runtime.services)] as const),
+            .map(
+              async (tool) =>
+                [tool.definition.name, await tool.tool.describeSandbox!(runtime.services)] as const,
+            ),
         ),
       );
       return {

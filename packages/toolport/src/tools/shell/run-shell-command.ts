@@ -119,9 +119,10 @@ export async function runShellCommand(options: RunShellCommandOptions): Promise<
   const recordPath =
     stateDirectory === undefined
       ? undefined
-      : await writeShellCallRecord(stateDirectory, runId, { marker, cgroups: cgroup?.directories ?? [] }).catch(
-          () => undefined,
-        );
+      : await writeShellCallRecord(stateDirectory, runId, {
+          marker,
+          cgroups: cgroup?.directories ?? [],
+        }).catch(() => undefined);
   let cleanup: Promise<void> | undefined;
   /** Kills whatever is left in the call's cgroup, removes it and the call's record. Runs once. */
   const cleanUp = (): Promise<void> =>
@@ -133,7 +134,13 @@ export async function runShellCommand(options: RunShellCommandOptions): Promise<
   const launch =
     sandbox === undefined
       ? { file: options.interpreter, args: [...options.args] }
-      : sandboxedSpawnArguments(sandbox, options.interpreter, options.args, options.cwd, cgroup?.procsFiles ?? []);
+      : sandboxedSpawnArguments(
+          sandbox,
+          options.interpreter,
+          options.args,
+          options.cwd,
+          cgroup?.procsFiles ?? [],
+        );
 
   return new Promise((resolve, reject) => {
     const child = spawn(launch.file, launch.args, {
@@ -257,9 +264,7 @@ function exitOutcome(
   exit: { code: number | null; signal: string | null } | undefined,
   reportText: string | undefined,
   cutShort: ShellTermination | undefined,
-):
-  | { termination: ShellTermination; exitCode: number | null; signal: string | null }
-  | 'sandbox_failed' {
+): { termination: ShellTermination; exitCode: number | null; signal: string | null } | 'sandbox_failed' {
   let code = exit?.code ?? null;
   let exitSignal = exit?.signal ?? null;
   if (reportText !== undefined) {
@@ -267,7 +272,10 @@ function exitOutcome(
     if (!report.started && cutShort === undefined) return 'sandbox_failed';
     if (report.exitCode !== null || report.signalNumber !== null) {
       code = report.exitCode;
-      exitSignal = report.signalNumber === null ? null : (SIGNAL_NAMES.get(report.signalNumber) ?? `SIG${report.signalNumber}`);
+      exitSignal =
+        report.signalNumber === null
+          ? null
+          : (SIGNAL_NAMES.get(report.signalNumber) ?? `SIG${report.signalNumber}`);
     }
   }
   const termination = cutShort ?? (code === null && exitSignal !== null ? 'signalled' : 'exited');

@@ -7,7 +7,7 @@ import type { ShellSandboxPlan } from './shell-sandbox.ts';
  * report keeps `kill -9 $$` (signalled) apart from `exit 137` (exited). The interpreter never sees fd 3.
  */
 const SANDBOX_INIT = [
-  "open(my $s, '>&=', 3) or exit 125; syswrite($s, \"started\\n\");",
+  'open(my $s, \'>&=\', 3) or exit 125; syswrite($s, "started\\n");',
   'my $p = fork; exit 125 unless defined $p;',
   'if ($p == 0) { close($s); exec { $ARGV[0] } @ARGV; syswrite(STDERR, "cannot run $ARGV[0]: $!\\n"); exit 127 }',
   'my $w; while (($w = waitpid(-1, 0)) > 0) { last if $w == $p }',
@@ -17,7 +17,8 @@ const SANDBOX_INIT = [
 ].join(' ');
 
 /** Joins the cgroup(s) named in its arguments, then execs the rest: so the sandbox is inside before it forks. */
-const JOIN_CGROUPS = 'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n - 1)); done; exec "$@"';
+const JOIN_CGROUPS =
+  'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n - 1)); done; exec "$@"';
 
 /**
  * The program and arguments that run `interpreter args…` in the sandbox:
@@ -64,7 +65,15 @@ export function sandboxedSpawnArguments(
     chain = [support.setpriv, `--reuid=${uid}`, `--regid=${gid}`, '--clear-groups', ...chain];
   }
   if (procsFiles.length > 0) {
-    chain = [support.sh, '-c', JOIN_CGROUPS, 'toolport-sandbox', String(procsFiles.length), ...procsFiles, ...chain];
+    chain = [
+      support.sh,
+      '-c',
+      JOIN_CGROUPS,
+      'toolport-sandbox',
+      String(procsFiles.length),
+      ...procsFiles,
+      ...chain,
+    ];
   }
   const [file, ...rest] = chain;
   return { file: file!, args: rest };

@@ -9,8 +9,7 @@ export const SHELL_CGROUP_PARENT_NAME = 'toolport-shell';
 
 /** Where per-call cgroups can be made: one unified (v2) directory, or one directory per v1 controller. */
 export type ShellCgroupSupport =
-  | { version: 2; parent: string }
-  | { version: 1; pidsParent: string; memoryParent: string };
+  { version: 2; parent: string } | { version: 1; pidsParent: string; memoryParent: string };
 
 export interface ShellCgroupLimits {
   pidsMax: number;
@@ -97,7 +96,10 @@ export async function createShellCallCgroup(
     writeFile(join(pids, 'pids.max'), String(limits.pidsMax)),
     writeFile(join(memory, 'memory.limit_in_bytes'), String(limits.memoryMaxBytes)),
   ]);
-  return { directories: [pids, memory], procsFiles: [join(pids, 'cgroup.procs'), join(memory, 'cgroup.procs')] };
+  return {
+    directories: [pids, memory],
+    procsFiles: [join(pids, 'cgroup.procs'), join(memory, 'cgroup.procs')],
+  };
 }
 
 async function pidsIn(directory: string): Promise<number[]> {

@@ -51,7 +51,8 @@ export function detectShellSandbox(env: NodeJS.ProcessEnv = process.env): Promis
 }
 
 async function probe(env: NodeJS.ProcessEnv): Promise<ShellSandboxStatus> {
-  if (process.platform !== 'linux') return { available: false, reason: 'only Linux has the namespaces it needs' };
+  if (process.platform !== 'linux')
+    return { available: false, reason: 'only Linux has the namespaces it needs' };
   if ((env[SHELL_SANDBOX_VARIABLE] ?? '').toLowerCase() === 'off')
     return { available: false, reason: `turned off by ${SHELL_SANDBOX_VARIABLE}=off` };
   const searchPath = `${env.PATH ?? ''}:/usr/local/bin:/usr/bin:/bin`;
@@ -59,12 +60,16 @@ async function probe(env: NodeJS.ProcessEnv): Promise<ShellSandboxStatus> {
   if (bwrap === undefined)
     return { available: false, reason: 'bubblewrap (bwrap) is not installed: apt-get install bubblewrap' };
   const perl = findExecutableOnPath('perl', searchPath);
-  if (perl === undefined) return { available: false, reason: 'perl is not installed (the sandbox init uses it)' };
+  if (perl === undefined)
+    return { available: false, reason: 'perl is not installed (the sandbox init uses it)' };
   const sh = findExecutableOnPath('sh', searchPath) ?? '/bin/sh';
   const root = process.getuid?.() === 0;
   const setpriv = root ? findExecutableOnPath('setpriv', searchPath) : undefined;
   if (root && setpriv === undefined)
-    return { available: false, reason: 'setpriv (util-linux) is not installed; it drops root before the sandbox' };
+    return {
+      available: false,
+      reason: 'setpriv (util-linux) is not installed; it drops root before the sandbox',
+    };
   const cgroups = await detectShellCgroupSupport();
   const support: AvailableShellSandbox = {
     available: true,
@@ -95,7 +100,10 @@ async function probe(env: NodeJS.ProcessEnv): Promise<ShellSandboxStatus> {
       },
     });
     if (trial.exitCode !== 0)
-      return { available: false, reason: `bubblewrap failed a trial run: ${trial.stderr.trim() || trial.termination}` };
+      return {
+        available: false,
+        reason: `bubblewrap failed a trial run: ${trial.stderr.trim() || trial.termination}`,
+      };
   } catch (error) {
     return { available: false, reason: `bubblewrap failed a trial run: ${(error as Error).message}` };
   }
@@ -114,7 +122,8 @@ export function describeShellSandboxStatus(status: ShellSandboxStatus): string {
     status.cgroups === undefined
       ? `no cgroup limits (${status.cgroupReason ?? 'unavailable'})`
       : `cgroup v${status.cgroups.version} limits`;
-  const identity = status.setpriv === undefined ? 'as this user' : `as uid ${DEFAULT_SANDBOX_ID} or the workspace owner`;
+  const identity =
+    status.setpriv === undefined ? 'as this user' : `as uid ${DEFAULT_SANDBOX_ID} or the workspace owner`;
   return `shell sandbox: bubblewrap (PID namespace, read-only root, ${limits}), commands run ${identity}`;
 }
 
