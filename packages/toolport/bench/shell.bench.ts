@@ -49,7 +49,6 @@ const status = await detectShellSandbox();
 process.stdout.write(`${describeShellSandboxStatus(status)}\n`);
 const sandbox = await planShellSandbox({
   status,
-  cwd: process.cwd(),
   workingDirectory: undefined,
   services: {},
 });

@@ -75,7 +75,6 @@ describe.runIf(status.available)('FS-6 shell sandbox (real kernel)', () => {
       maxOutputBytes: 100 * 1024,
       sandbox: await planShellSandbox({
         status,
-        cwd: scratch,
         workingDirectory: undefined,
         services: services(extra),
       }),

@@ -83,7 +83,6 @@ describe.each(CASES)('FS-6 $name, sandbox $sandbox (shell tool contract)', ({ na
       sandbox: sandbox
         ? await planShellSandbox({
             status: sandboxStatus,
-            cwd: scratch,
             workingDirectory: undefined,
             services: services(),
           })
@@ -155,7 +154,8 @@ describe.each(CASES)('FS-6 $name, sandbox $sandbox (shell tool contract)', ({ na
       { command: 'yes err | head -c 2000 >&2' },
       { parameters: { maxOutputBytes: 1024 } },
     );
-    expect(errors).toMatchObject({ termination: 'signalled', truncated: true });
+    // 2000 bytes fit in the pipe: the command may be done before the cap is seen, so only the cap is asserted.
+    expect(errors.truncated).toBe(true);
     expect(Buffer.byteLength(errors.stderr)).toBe(1024);
   });
 

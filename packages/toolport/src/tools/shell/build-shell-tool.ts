@@ -157,7 +157,6 @@ export function buildShellTool(spec: ShellToolSpec): RegisteredTool {
       const { settings, services } = context;
       const sandbox = await planShellSandbox({
         status: await sandboxStatusFor(services),
-        cwd: directory,
         workingDirectory: context.workingDirectory,
         services,
       });

@@ -176,7 +176,14 @@ export async function runShellCommand(options: RunShellCommandOptions): Promise<
       const outcome = exitOutcome(exit, sandbox === undefined ? undefined : reportText, cutShort);
       if (outcome === 'sandbox_failed') {
         void cleanUp();
-        reject(new Error(`the sandbox did not start: ${stderr.text().trim() || `exit code ${exit?.code}`}`));
+        const identity = sandbox?.identity;
+        const hint =
+          identity === undefined
+            ? ''
+            : ` (commands run as uid ${identity.uid}: the directory and the writable paths must be reachable for it; docs/shell-sandbox.md)`;
+        reject(
+          new Error(`the sandbox did not start: ${stderr.text().trim() || `exit code ${exit?.code}`}${hint}`),
+        );
         return;
       }
       const result = resultWith(outcome.termination, outcome.exitCode, outcome.signal);

@@ -160,19 +160,24 @@ async function sandboxIdentity(
 }
 
 /**
- * The sandbox for one call: writable are the chat's bound working directory (else the call's cwd) and the
- * operator's `writablePaths`; the host's protected paths are hidden. Undefined when no sandbox is available.
+ * The sandbox for one call: writable are the chat's bound working directory (else the server's own directory,
+ * where chat mode runs by default — never a `cwd` the model picked) and the operator's `writablePaths`; the host's
+ * protected paths are hidden. Undefined when no sandbox is available.
  */
 export async function planShellSandbox(input: {
   status: ShellSandboxStatus;
-  cwd: string;
   workingDirectory: string | undefined;
   services: ToolServices;
+  /** The server's directory (chat mode's default cwd). */
+  processDirectory?: string;
 }): Promise<ShellSandboxPlan | undefined> {
   const { status, services } = input;
   if (!status.available) return undefined;
   const options = services.shellSandbox ?? {};
-  const writable = await existing([input.workingDirectory ?? input.cwd, ...(options.writablePaths ?? [])]);
+  const writable = await existing([
+    input.workingDirectory ?? input.processDirectory ?? process.cwd(),
+    ...(options.writablePaths ?? []),
+  ]);
   return {
     support: status,
     writablePaths: writable.map((entry) => entry.path),
