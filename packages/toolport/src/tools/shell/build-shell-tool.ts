@@ -14,7 +14,7 @@ import {
 import { buildChildEnvironment } from './build-child-environment.ts';
 import { resolveShellCwd } from './resolve-shell-cwd.ts';
 import { runShellCommand, type ShellCommandResult } from './run-shell-command.ts';
-import { defaultShellStateDirectory } from './shell-call-records.ts';
+import { defaultShellStateDirectory, recoverShellCallsOnce } from './shell-call-records.ts';
 import { detectShellSandbox, planShellSandbox, type ShellSandboxStatus } from './shell-sandbox.ts';
 
 /** Shared by the three tools' descriptions: what every shell call can rely on. */
@@ -155,6 +155,8 @@ export function buildShellTool(spec: ShellToolSpec): RegisteredTool {
     async execute({ command, cwd }, context): Promise<ShellCommandResult> {
       const directory = await resolveShellCwd(cwd, context);
       const { settings, services } = context;
+      const stateDirectory = services.shellSandbox?.stateDirectory ?? defaultShellStateDirectory();
+      recoverShellCallsOnce(stateDirectory);
       const sandbox = await planShellSandbox({
         status: await sandboxStatusFor(services),
         workingDirectory: context.workingDirectory,
@@ -174,7 +176,7 @@ export function buildShellTool(spec: ShellToolSpec): RegisteredTool {
           }),
           signal: context.signal,
           sandbox,
-          stateDirectory: services.shellSandbox?.stateDirectory ?? defaultShellStateDirectory(),
+          stateDirectory,
         });
       } catch (error) {
         throw toolFailure(

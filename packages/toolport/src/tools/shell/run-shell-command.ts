@@ -6,7 +6,11 @@ import { CappedOutput } from './capped-output.ts';
 import { killProcessGroup, killProcessesCarrying } from './kill-process-tree.ts';
 import { parseSandboxReport, sandboxedSpawnArguments } from './sandbox-command.ts';
 import { removeShellCallRecord, writeShellCallRecord } from './shell-call-records.ts';
-import { createShellCallCgroup, killAndRemoveShellCallCgroup } from './shell-cgroup.ts';
+import {
+  createShellCallCgroup,
+  killAndRemoveShellCallCgroup,
+  removeEmptyShellCallCgroup,
+} from './shell-cgroup.ts';
 import type { ShellSandboxPlan } from './shell-sandbox.ts';
 
 export type ShellTermination = 'exited' | 'timed_out' | 'aborted' | 'signalled';
@@ -114,21 +118,24 @@ export async function runShellCommand(options: RunShellCommandOptions): Promise<
   const cgroup =
     sandbox?.support.cgroups === undefined
       ? undefined
-      : await createShellCallCgroup(sandbox.support.cgroups, runId, sandbox.limits);
+      : createShellCallCgroup(sandbox.support.cgroups, runId, sandbox.limits);
   const stateDirectory = sandbox?.stateDirectory ?? options.stateDirectory;
-  const recordPath =
-    stateDirectory === undefined
-      ? undefined
-      : await writeShellCallRecord(stateDirectory, runId, {
-          marker,
-          cgroups: cgroup?.directories ?? [],
-        }).catch(() => undefined);
+  let recordPath: string | undefined;
+  try {
+    if (stateDirectory !== undefined)
+      recordPath = writeShellCallRecord(stateDirectory, runId, {
+        marker,
+        cgroups: cgroup?.directories ?? [],
+      });
+  } catch {
+    // A state directory we cannot write costs crash recovery, not the call.
+  }
   let cleanup: Promise<void> | undefined;
   /** Kills whatever is left in the call's cgroup, removes it and the call's record. Runs once. */
   const cleanUp = (): Promise<void> =>
     (cleanup ??= (async () => {
       if (cgroup !== undefined) await killAndRemoveShellCallCgroup(cgroup.directories);
-      if (recordPath !== undefined) await removeShellCallRecord(recordPath);
+      if (recordPath !== undefined) removeShellCallRecord(recordPath);
     })().catch(() => {}));
 
   const launch =
@@ -189,12 +196,20 @@ export async function runShellCommand(options: RunShellCommandOptions): Promise<
       const result = resultWith(outcome.termination, outcome.exitCode, outcome.signal);
       // Resolve only once escaped descendants are dead, so a caller never observes a survivor.
       if (pendingSweep === undefined) {
-        resolve(result);
-        // Sandboxed: the namespace died with its init and the cgroup is empty; removing it is bookkeeping.
-        // Unsandboxed: a setsid descendant that also closed its output escapes both the group kill and the
-        // open-pipe check. The /proc sweep for the run marker costs milliseconds, so it runs after the result.
-        void cleanUp();
-        if (sandbox === undefined) void killProcessesCarrying(marker).catch(() => {});
+        // Sandboxed: the namespace died with its init, so the cgroup is empty and goes at once (synchronously: a
+        // process exiting right after must not leave it behind). Unsandboxed: a setsid descendant that also closed
+        // its output escapes both the group kill and the open-pipe check; the /proc sweep for the run marker costs
+        // milliseconds, so it runs after the result, and the record stays until it is done.
+        if (sandbox === undefined) {
+          resolve(result);
+          void killProcessesCarrying(marker)
+            .catch(() => {})
+            .finally(cleanUp);
+        } else {
+          if (!(cgroup === undefined ? true : removeEmptyShellCallCgroup(cgroup.directories))) void cleanUp();
+          else if (recordPath !== undefined) removeShellCallRecord(recordPath);
+          resolve(result);
+        }
       } else void pendingSweep.finally(() => resolve(result));
     };
 

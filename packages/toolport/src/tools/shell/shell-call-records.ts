@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { killProcessesCarrying } from './kill-process-tree.ts';
@@ -39,11 +39,15 @@ function processStartTime(pid: number): string | undefined {
 
 let ownStartTime: string | undefined;
 
-export async function writeShellCallRecord(
+/**
+ * Writes the record and returns its path. Synchronous: a few hundred bytes to a local file take microseconds, where
+ * two thread-pool round trips per call cost milliseconds on a busy machine (the shell bench shows it).
+ */
+export function writeShellCallRecord(
   directory: string,
   id: string,
   record: Pick<ShellCallRecord, 'marker' | 'cgroups'>,
-): Promise<string> {
+): string {
   ownStartTime ??= processStartTime(process.pid) ?? '';
   const full: ShellCallRecord = {
     version: 1,
@@ -54,17 +58,17 @@ export async function writeShellCallRecord(
   };
   const path = join(directory, `${id}.json`);
   try {
-    await writeFile(path, JSON.stringify(full), { mode: 0o600 });
+    writeFileSync(path, JSON.stringify(full), { mode: 0o600 });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    await mkdir(directory, { recursive: true, mode: 0o700 });
-    await writeFile(path, JSON.stringify(full), { mode: 0o600 });
+    mkdirSync(directory, { recursive: true, mode: 0o700 });
+    writeFileSync(path, JSON.stringify(full), { mode: 0o600 });
   }
   return path;
 }
 
-export async function removeShellCallRecord(path: string): Promise<void> {
-  await rm(path, { force: true });
+export function removeShellCallRecord(path: string): void {
+  rmSync(path, { force: true });
 }
 
 function isOwnerAlive(record: ShellCallRecord): boolean {
@@ -101,4 +105,16 @@ export async function recoverShellCalls(directory: string): Promise<number> {
     recovered += 1;
   }
   return recovered;
+}
+
+const recoveredDirectories = new Set<string>();
+
+/**
+ * `recoverShellCalls` once per directory and process, in the background: hosts other than `serve` (the CLI,
+ * `toolport mcp`) clean up what a crashed predecessor left on their first shell call.
+ */
+export function recoverShellCallsOnce(directory: string): void {
+  if (recoveredDirectories.has(directory)) return;
+  recoveredDirectories.add(directory);
+  void recoverShellCalls(directory).catch(() => {});
 }

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync as writeFileNow } from 'node:fs';
 import { mkdir, readFile, rmdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -72,30 +72,34 @@ export async function detectShellCgroupSupport(): Promise<
   }
 }
 
-/** Creates the call's cgroup(s) named `id` with both limits set. */
-export async function createShellCallCgroup(
+/**
+ * Creates the call's cgroup(s) named `id` with both limits set. Synchronous on purpose: cgroupfs operations are
+ * in-kernel and take microseconds, while a trip through libuv's thread pool per file cost milliseconds under load.
+ */
+export function createShellCallCgroup(
   support: ShellCgroupSupport,
   id: string,
   limits: ShellCgroupLimits,
-): Promise<ShellCallCgroup> {
+): ShellCallCgroup {
   if (support.version === 2) {
     const directory = join(support.parent, id);
-    await mkdir(directory);
-    await Promise.all([
-      writeFile(join(directory, 'pids.max'), String(limits.pidsMax)),
-      writeFile(join(directory, 'memory.max'), String(limits.memoryMaxBytes)),
+    mkdirSync(directory);
+    writeFileNow(join(directory, 'pids.max'), String(limits.pidsMax));
+    writeFileNow(join(directory, 'memory.max'), String(limits.memoryMaxBytes));
+    try {
       // Without swap the memory limit is the whole bound; a missing swap controller is fine.
-      writeFile(join(directory, 'memory.swap.max'), '0').catch(() => {}),
-    ]);
+      writeFileNow(join(directory, 'memory.swap.max'), '0');
+    } catch {
+      // no swap accounting
+    }
     return { directories: [directory], procsFiles: [join(directory, 'cgroup.procs')] };
   }
   const pids = join(support.pidsParent, id);
   const memory = join(support.memoryParent, id);
-  await Promise.all([mkdir(pids), mkdir(memory)]);
-  await Promise.all([
-    writeFile(join(pids, 'pids.max'), String(limits.pidsMax)),
-    writeFile(join(memory, 'memory.limit_in_bytes'), String(limits.memoryMaxBytes)),
-  ]);
+  mkdirSync(pids);
+  mkdirSync(memory);
+  writeFileNow(join(pids, 'pids.max'), String(limits.pidsMax));
+  writeFileNow(join(memory, 'memory.limit_in_bytes'), String(limits.memoryMaxBytes));
   return {
     directories: [pids, memory],
     procsFiles: [join(pids, 'cgroup.procs'), join(memory, 'cgroup.procs')],
@@ -152,4 +156,17 @@ export async function killAndRemoveShellCallCgroup(directories: readonly string[
       }
     }
   }
+}
+
+/** Removes the call's cgroup directories now if they are empty; false when one is still busy (then kill and retry). */
+export function removeEmptyShellCallCgroup(directories: readonly string[]): boolean {
+  let removed = true;
+  for (const directory of directories) {
+    try {
+      rmdirSync(directory);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') removed = false;
+    }
+  }
+  return removed;
 }

@@ -1,4 +1,4 @@
-import { stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
 import type { ShellSandboxOptions, ToolServices } from '../../core/tool-types.ts';
 import { findExecutableOnPath } from './find-executable-on-path.ts';
 import { defaultShellStateDirectory } from './shell-call-records.ts';
@@ -127,29 +127,26 @@ export function describeShellSandboxStatus(status: ShellSandboxStatus): string {
   return `shell sandbox: bubblewrap (PID namespace, read-only root, ${limits}), commands run ${identity}`;
 }
 
-async function existing(paths: readonly string[]): Promise<{ path: string; directory: boolean }[]> {
-  const found = await Promise.all(
-    paths.map(async (path) => {
-      try {
-        return { path, directory: (await stat(path)).isDirectory() };
-      } catch {
-        return undefined;
-      }
-    }),
-  );
-  return found.filter((entry) => entry !== undefined);
+/** The paths that exist, and whether each is a directory. Synchronous: a few stats, microseconds each. */
+function existing(paths: readonly string[]): { path: string; directory: boolean }[] {
+  const found: { path: string; directory: boolean }[] = [];
+  for (const path of paths) {
+    const stats = statSync(path, { throwIfNoEntry: false });
+    if (stats !== undefined) found.push({ path, directory: stats.isDirectory() });
+  }
+  return found;
 }
 
-async function sandboxIdentity(
+function sandboxIdentity(
   options: ShellSandboxOptions,
   workingDirectory: string | undefined,
-): Promise<{ uid: number; gid: number } | undefined> {
+): { uid: number; gid: number } | undefined {
   if (process.getuid?.() !== 0) return undefined;
   const configured = options.uid !== undefined && options.uid !== 0 ? options.uid : undefined;
   if (configured !== undefined) return { uid: configured, gid: options.gid ?? configured };
   if (workingDirectory !== undefined) {
     try {
-      const owner = await stat(workingDirectory);
+      const owner = statSync(workingDirectory);
       // A workspace handed to an account: commands run as that account and can write it.
       if (owner.uid !== 0) return { uid: owner.uid, gid: owner.gid };
     } catch {
@@ -174,15 +171,15 @@ export async function planShellSandbox(input: {
   const { status, services } = input;
   if (!status.available) return undefined;
   const options = services.shellSandbox ?? {};
-  const writable = await existing([
+  const writable = existing([
     input.workingDirectory ?? input.processDirectory ?? process.cwd(),
     ...(options.writablePaths ?? []),
   ]);
   return {
     support: status,
     writablePaths: writable.map((entry) => entry.path),
-    hiddenPaths: await existing(services.protectedPaths ?? []),
-    identity: await sandboxIdentity(options, input.workingDirectory),
+    hiddenPaths: existing(services.protectedPaths ?? []),
+    identity: sandboxIdentity(options, input.workingDirectory),
     limits: {
       pidsMax: options.pidsMax ?? DEFAULT_SHELL_PIDS_MAX,
       memoryMaxBytes: options.memoryMaxBytes ?? DEFAULT_SHELL_MEMORY_MAX_BYTES,
