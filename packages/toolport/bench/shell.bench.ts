@@ -35,24 +35,10 @@ function bareSpawn(): Promise<string> {
 }
 
 const environment = buildChildEnvironment(process.env, []);
-const runDirect = () =>
-  runShellCommand({
-    interpreter,
-    args: ['-c', COMMAND],
-    cwd: process.cwd(),
-    env: environment,
-    timeoutMs: 30_000,
-    maxOutputBytes: 100 * 1024,
-  });
-
 const status = await detectShellSandbox();
 process.stdout.write(`${describeShellSandboxStatus(status)}\n`);
-const sandbox = await planShellSandbox({
-  status,
-  workingDirectory: undefined,
-  services: {},
-});
-const runSandboxed = () =>
+const sandbox = await planShellSandbox({ status, workingDirectory: undefined, services: {} });
+const runDirectly = (plan: typeof sandbox) => () =>
   runShellCommand({
     interpreter,
     args: ['-c', COMMAND],
@@ -60,8 +46,10 @@ const runSandboxed = () =>
     env: environment,
     timeoutMs: 30_000,
     maxOutputBytes: 100 * 1024,
-    sandbox,
+    sandbox: plan,
   });
+const runDirect = runDirectly(undefined);
+const runSandboxed = runDirectly(sandbox);
 
 const registry = new ToolRegistry();
 registry.register(buildShellTool(spec), { kind: 'builtin', origin: 'builtin:bash' });
