@@ -56,7 +56,7 @@ export async function detectShellCgroupSupport(): Promise<
       const parent = join(ownDirectory, SHELL_CGROUP_PARENT_NAME);
       await mkdir(parent, { recursive: true });
       await writeFile(join(parent, 'cgroup.subtree_control'), '+pids +memory');
-      return { support: { version: 2, parent } };
+      return verified({ version: 2, parent });
     }
     const pidsOwn = ownCgroupPath('pids');
     const memoryOwn = ownCgroupPath('memory');
@@ -66,10 +66,20 @@ export async function detectShellCgroupSupport(): Promise<
     const memoryParent = join(CGROUP_ROOT, 'memory', memoryOwn, SHELL_CGROUP_PARENT_NAME);
     await mkdir(pidsParent, { recursive: true });
     await mkdir(memoryParent, { recursive: true });
-    return { support: { version: 1, pidsParent, memoryParent } };
+    return verified({ version: 1, pidsParent, memoryParent });
   } catch (error) {
     return { reason: `cannot create cgroups (${(error as Error).message})` };
   }
+}
+
+/** The parent may exist (made by root on an earlier start) yet refuse us a child: try one, with its limits. */
+function verified(support: ShellCgroupSupport): { support: ShellCgroupSupport } {
+  const probe = createShellCallCgroup(support, `probe-${process.pid}-${Date.now()}`, {
+    pidsMax: 16,
+    memoryMaxBytes: 64 * 1024 ** 2,
+  });
+  if (!removeEmptyShellCallCgroup(probe.directories)) throw new Error('cannot remove a probe cgroup');
+  return { support };
 }
 
 /**
