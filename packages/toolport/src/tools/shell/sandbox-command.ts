@@ -22,8 +22,9 @@ const JOIN_CGROUPS =
 
 /**
  * The program and arguments that run `interpreter args…` in the sandbox:
- * `sh` (joins the call's cgroup) → `setpriv` (root only: drops to the sandbox uid) → `bwrap` (user, PID, IPC and UTS
- * namespaces; read-only root; fresh /proc, /dev and /tmp; the writable binds; hidden paths) → the perl init above.
+ * `sh` (joins the call's cgroup) → `setpriv` (root only: drops to the sandbox uid) → `bwrap` (user, PID and IPC
+ * namespaces — not UTS or cgroup: without capabilities the command can change neither, and each namespace costs
+ * milliseconds on a busy machine; read-only root; fresh /proc, /dev and /tmp; the writable binds; hidden paths) → the perl init above.
  */
 export function sandboxedSpawnArguments(
   plan: ShellSandboxPlan,
@@ -37,8 +38,6 @@ export function sandboxedSpawnArguments(
     '--unshare-user',
     '--unshare-pid',
     '--unshare-ipc',
-    '--unshare-uts',
-    '--unshare-cgroup-try',
     '--as-pid-1',
     '--die-with-parent',
     '--new-session',
