@@ -46,6 +46,8 @@ export type {
   ToolParameters,
   ToolProgress,
   ToolServices,
+  ShellSandboxOptions,
+  ToolSandboxState,
   ToolSettingsInput,
   ToolSettingsMetadata,
   ToolportLogger,
@@ -154,6 +156,13 @@ export type {
   ShellCommandResult,
   ShellTermination,
 } from './tools/shell/run-shell-command.ts';
+export {
+  describeShellSandboxStatus,
+  detectShellSandbox,
+  planShellSandbox,
+} from './tools/shell/shell-sandbox.ts';
+export type { ShellSandboxPlan, ShellSandboxStatus } from './tools/shell/shell-sandbox.ts';
+export { recoverShellCalls } from './tools/shell/shell-call-records.ts';
 // Providers and the agent loop (PROV-1 … PROV-5)
 export {
   deriveStrictParameters,

@@ -13,6 +13,8 @@ import { migrateDatabase, openDatabase } from '../persistence/database.ts';
 import { loadOperatorPolicy } from '../policy/load-operator-policy.ts';
 import { loadSecretKey } from '../secrets/secret-key.ts';
 import type { UserToolSource } from '../services/tool-catalog.ts';
+import { recoverShellCalls } from '../tools/shell/shell-call-records.ts';
+import { describeShellSandboxStatus, detectShellSandbox } from '../tools/shell/shell-sandbox.ts';
 import { createToolportServices, type ToolportServices } from '../services/toolport-services.ts';
 import type { CliIo } from './cli-io.ts';
 import { resolveDataDirectory, resolveDatabaseUrl } from './server-config.ts';
@@ -22,6 +24,8 @@ import { parseOptionsOf, SERVE_SPEC } from './command-specs.ts';
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 7420;
 export const ADMIN_TOKEN_FILE_NAME = 'admin-token';
+/** One small record per running shell call (FS-6): what a restart after a crash must kill. */
+export const SHELL_CALLS_DIRECTORY_NAME = 'shell-calls';
 
 export interface ServeCommandOptions {
   registry: ToolRegistry;
@@ -98,6 +102,9 @@ async function serve(
   const outbound = createSafeFetch({ allowlist: outboundAllowlist });
   mkdirSync(dataDirectory, { recursive: true, mode: 0o700 });
   const database = openDatabase(databaseUrl, { baseDirectory: io.cwd });
+  // Whatever shell calls a crashed predecessor left running die before this server takes any call.
+  const shellCallsDirectory = join(dataDirectory, SHELL_CALLS_DIRECTORY_NAME);
+  const [shellSandbox] = await Promise.all([detectShellSandbox(), recoverShellCalls(shellCallsDirectory)]);
 
   const app = await (async () => {
     try {
@@ -127,6 +134,13 @@ async function serve(
         // policy's deniedPaths hold them too, whatever its file says).
         protectedPaths: [dataDirectory, ...sqliteFileOf(databaseUrl)],
         policy,
+        // FS-6: the sandbox's limits and extra writable paths are the operator policy's `shell` key.
+        shellSandbox: {
+          stateDirectory: shellCallsDirectory,
+          writablePaths: policy.shell.writablePaths,
+          pidsMax: policy.shell.maxProcesses,
+          memoryMaxBytes: policy.shell.maxMemoryMb * 1024 * 1024,
+        },
         // IMG-1: generated images live in the database (the services' default), so every instance serves them.
         ...(providerKeysFromEnvironment(io.env) ? { providerKeyEnvironment: io.env } : {}),
       });
@@ -171,6 +185,7 @@ async function serve(
     io.stderr(
       `Operator policy: ${policySource ?? 'defaults (no policy.json)'}; GET /api/policy shows it to admins.\n`,
     );
+    io.stderr(`${describeShellSandboxStatus(shellSandbox)}\n`);
     if (admin.token !== undefined) {
       io.stderr(`Log in: ${url}/#token=${admin.token}\n`);
       io.stderr(`API:    curl -H 'Authorization: Bearer ${admin.token}' ${url}/api/settings/tools\n`);

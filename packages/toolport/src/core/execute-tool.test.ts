@@ -316,6 +316,36 @@ describe('CORE-6 executeTool', () => {
     expect(partials).toEqual([{ step: 'key ***' }]);
   });
 
+  it('redacts encoded forms in partial results, progress, error details and the tool’s log lines', async () => {
+    const secret = 'sk-live-123456';
+    const basic = `Basic ${Buffer.from(`user:${secret}`).toString('base64')}`;
+    const secrets = { getSecret: async () => undefined, listSecretValues: async () => [secret] };
+    const logged: string[] = [];
+    const record = (object: Record<string, unknown>, message?: string) =>
+      logged.push(`${JSON.stringify(object)} ${message ?? ''}`);
+    const logger = { debug: record, info: record, warn: record, error: record };
+    const registry = registryWith(
+      makeFivePropertyTool(async (_args, context) => {
+        context.logger.info({ header: basic }, `sending ${encodeURIComponent(secret)}`);
+        context.reportProgress({ progress: 1, message: `auth ${basic}` });
+        context.emitPartialResult({ header: basic });
+        throw new ToolportError('execution_failed', `rejected ${basic}`, { details: { sent: basic } });
+      }),
+    );
+    const progress: unknown[] = [];
+    const partials: unknown[] = [];
+    const outcome = await executeTool(
+      base({ onProgress: (p) => progress.push(p), onPartialResult: (p) => partials.push(p) }),
+      { registry, services: { secrets }, logger },
+    );
+    const stable = Buffer.from(`user:${secret}`).toString('base64').slice(8, -4);
+    for (const surface of [logged, progress, partials, expectFailure(outcome).error]) {
+      expect(JSON.stringify(surface)).toContain('***');
+      expect(JSON.stringify(surface)).not.toContain(stable);
+      expect(JSON.stringify(surface)).not.toContain(secret);
+    }
+  });
+
   it('withholds the result when the secrets needed for redaction cannot be loaded', async () => {
     const secrets = {
       getSecret: async () => undefined,

@@ -4,7 +4,7 @@ import { ToolportError, isToolportError } from './errors.ts';
 import type { ToolExecutionRecorder } from './execution-recorder.ts';
 import { toolDeadlines } from './deadline-scheduler.ts';
 import { silentLogger } from './logger.ts';
-import { redactSecretsDeep, redactSecretsInText } from './redact-secrets.ts';
+import { getSecretRedactor, redactSecretsDeep } from './redact-secrets.ts';
 import { serializeToolResult, DEFAULT_MAX_RESULT_CHARACTERS } from './serialize-result.ts';
 import { getSafeEffectiveToolSettings, getToolTimeoutMs } from './settings-policy.ts';
 import { parseToolArgumentsJson, validateToolArguments } from './tool-arguments.ts';
@@ -167,15 +167,14 @@ export async function executeTool(
         callId,
         toolName,
         result,
-        output: secrets.length > 0 ? redactSecretsInText(serialized.text, secrets) : serialized.text,
+        output: secrets.length > 0 ? getSecretRedactor(secrets).redact(serialized.text) : serialized.text,
         truncated: serialized.truncated,
         durationMs,
       };
     } else {
+      // Messages and details both: a tool's error may quote the response that echoed a secret.
       const error =
-        secrets.length > 0
-          ? { ...outcome.error, message: redactSecretsInText(outcome.error.message, secrets) }
-          : outcome.error;
+        secrets.length > 0 ? (redactSecretsDeep(outcome.error, secrets) as ToolErrorPayload) : outcome.error;
       finished = {
         ok: false,
         callId,
@@ -294,6 +293,8 @@ export async function executeTool(
     }
   }
   const secretsForCall = secretValues ?? [];
+  // The tool's log lines are redacted too: a log shipper is one more place a secret must not reach.
+  const toolLogger = secretsForCall.length > 0 ? redactingLogger(logger, secretsForCall) : logger;
 
   const timeoutMs = getToolTimeoutMs(settings);
   const controller = new AbortController();
@@ -328,7 +329,12 @@ export async function executeTool(
     signal: controller.signal,
     settings,
     reportProgress: (progress) => {
-      if (abortReason === undefined) request.onProgress?.(progress);
+      if (abortReason !== undefined) return;
+      request.onProgress?.(
+        secretsForCall.length > 0 && progress.message !== undefined
+          ? { ...progress, message: getSecretRedactor(secretsForCall).redact(progress.message) }
+          : progress,
+      );
     },
     emitPartialResult: (partial) => {
       if (abortReason === undefined) request.onPartialResult?.(redactSecretsDeep(partial, secretsForCall));
@@ -338,7 +344,7 @@ export async function executeTool(
         request.onNestedEvent?.(redactSecretsDeep(event, secretsForCall) as NestedToolEvent);
     },
     services,
-    logger,
+    logger: toolLogger,
   };
 
   try {
@@ -356,13 +362,31 @@ export async function executeTool(
   } catch (error) {
     if (abortReason !== undefined) return finish({ ok: false, error: abortErrorFor(abortReason, toolName) });
     if (!isToolportError(error))
-      logger.debug({ tool: toolName, error: String(error) }, 'tool execution failed');
+      toolLogger.debug({ tool: toolName, error: String(error) }, 'tool execution failed');
     return finish({ ok: false, error: errorPayload(error) });
   } finally {
     toolDeadlines.cancel(deadline);
     clearTimeout(graceTimer);
     parentSignal?.removeEventListener('abort', onParentAbort);
   }
+}
+
+/** `logger` with every field and message redacted (SEC-1: logs are a surface too). */
+export function redactingLogger(logger: ToolportLogger, secrets: readonly string[]): ToolportLogger {
+  const redactor = getSecretRedactor(secrets);
+  const level =
+    (write: ToolportLogger['info']): ToolportLogger['info'] =>
+    (object, message) =>
+      write(
+        redactSecretsDeep(object, secrets) as Record<string, unknown>,
+        message === undefined ? undefined : redactor.redact(message),
+      );
+  return {
+    debug: level(logger.debug.bind(logger)),
+    info: level(logger.info.bind(logger)),
+    warn: level(logger.warn.bind(logger)),
+    error: level(logger.error.bind(logger)),
+  };
 }
 
 function abortErrorFor(reason: Error, toolName: string): ToolErrorPayload {

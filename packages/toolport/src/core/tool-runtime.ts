@@ -13,6 +13,7 @@ import type {
   ToolDefinition,
   ToolMode,
   ToolProgress,
+  ToolServices,
   ToolSettingsInput,
 } from './tool-types.ts';
 
@@ -50,6 +51,8 @@ export interface ToolRuntime {
   readonly workingDirectory: string | undefined;
   /** Enabled tools, sorted by name: the list the provider receives. */
   readonly tools: readonly RuntimeTool[];
+  /** The services every call receives (the inspector asks shell tools about their sandbox with them). */
+  readonly services: ToolServices;
   execute(call: ToolCallRequest, options?: ToolCallOptions): Promise<ToolExecutionOutcome>;
 }
 
@@ -109,6 +112,7 @@ export function createToolRuntime(options: CreateToolRuntimeOptions): ToolRuntim
     mode: options.mode ?? 'chat',
     workingDirectory: options.workingDirectory,
     tools,
+    services: options.environment?.services ?? {},
     execute: (call, callOptions = {}) =>
       executeTool(
         {

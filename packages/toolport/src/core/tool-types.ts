@@ -221,12 +221,37 @@ export interface ToolServices {
   textCompletion?: TextCompletionService;
   /** AGENT-1: where this call sits in a chain of delegations (absent at the top of a turn). */
   delegation?: DelegationChain;
+  /** FS-6 shell sandbox knobs set by the operator's process (docs/shell-sandbox.md). */
+  shellSandbox?: ShellSandboxOptions;
 }
 
 /** AGENT-1: the agents a chain of delegations has passed through, outermost first, and how many delegations deep. */
 export interface DelegationChain {
   agentIds: readonly string[];
   depth: number;
+}
+
+/**
+ * How shell tools are sandboxed (docs/shell-sandbox.md). Set by the operator's process (serve, the CLI), never by a
+ * user or a model. `protectedPaths` are hidden inside the sandbox too.
+ */
+export interface ShellSandboxOptions {
+  /** false: run unsandboxed (the fallback) even where a sandbox is available. */
+  enabled?: boolean;
+  /** Writable inside the sandbox besides the working directory (the operator policy's `writablePaths`). */
+  writablePaths?: readonly string[];
+  /** Where each running call leaves a small record, so a restart after a crash kills what a dead server left. */
+  stateDirectory?: string;
+  /** cgroup `pids.max` per call. */
+  pidsMax?: number;
+  /** cgroup `memory.max` (v1 `memory.limit_in_bytes`) per call. */
+  memoryMaxBytes?: number;
+  /**
+   * When the server runs as root, the identity commands run as. Default: the owner of the chat's bound working
+   * directory when that is not root, else 65534 (nobody).
+   */
+  uid?: number;
+  gid?: number;
 }
 
 /** pino-compatible subset, so Fastify's logger can be passed straight in. */
@@ -286,6 +311,14 @@ export interface RegisteredTool<TArguments extends object = ToolArguments> {
    * as settings parameters instead.
    */
   withConfigOverlay?: (overlay: Record<string, unknown>) => RegisteredTool;
+  /** Shell tools: whether their calls run sandboxed here, and why not (the capability inspector shows it). */
+  describeSandbox?: (services: ToolServices) => Promise<ToolSandboxState>;
+}
+
+export interface ToolSandboxState {
+  sandboxed: boolean;
+  /** Why not, when `sandboxed` is false. */
+  reason?: string;
 }
 
 export interface ToolAnnotations {

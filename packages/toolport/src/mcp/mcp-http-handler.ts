@@ -56,6 +56,7 @@ const NO_TOOLS: ToolRuntime = {
   mode: 'chat',
   workingDirectory: undefined,
   tools: [],
+  services: {},
   execute: () => Promise.reject(new Error('No tools on this path.')),
 };
 

@@ -7,7 +7,7 @@ import type { ToolportLogger } from '../core/tool-types.ts';
 export const SECRET_KEY_FILE_NAME = 'secret.key';
 
 export interface LoadSecretKeyOptions {
-  /** `TOOLPORT_SECRET_KEY`: 32 bytes as base64/base64url (44/43 characters) or hex (64 characters). */
+  /** `TOOLPORT_SECRET_KEY`: 32 bytes as exact Base64, base64url or hex (SECRET_KEY_FORMATS_HELP). */
   environmentValue?: string | undefined;
   dataDirectory: string;
   logger?: ToolportLogger;
@@ -26,14 +26,14 @@ export interface LoadedSecretKey {
 export function loadSecretKey(options: LoadSecretKeyOptions): LoadedSecretKey {
   const fromEnvironment = options.environmentValue?.trim();
   if (fromEnvironment !== undefined && fromEnvironment !== '') {
-    return { key: decodeKey(fromEnvironment, 'TOOLPORT_SECRET_KEY'), source: 'environment' };
+    return { key: decodeSecretKey(fromEnvironment, 'TOOLPORT_SECRET_KEY'), source: 'environment' };
   }
   const path = join(options.dataDirectory, SECRET_KEY_FILE_NAME);
   mkdirSync(options.dataDirectory, { recursive: true, mode: 0o700 });
   try {
     // 'wx' fails if the file exists, so two processes starting at once never overwrite each other's key.
     writeFileSync(path, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
-    return { key: decodeKey(readFileSync(path, 'utf8').trim(), path), source: 'generated', path };
+    return { key: decodeSecretKey(readFileSync(path, 'utf8').trim(), path), source: 'generated', path };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
@@ -44,17 +44,39 @@ export function loadSecretKey(options: LoadSecretKeyOptions): LoadedSecretKey {
       'secret key file is readable by other users; chmod 600 it',
     );
   }
-  return { key: decodeKey(readFileSync(path, 'utf8').trim(), path), source: 'file', path };
+  return { key: decodeSecretKey(readFileSync(path, 'utf8').trim(), path), source: 'file', path };
 }
 
-function decodeKey(text: string, origin: string): Buffer {
-  const key = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64');
-  if (key.length !== 32) {
-    throw new ToolportError(
-      'bad_request',
-      `The secret key from ${origin} must be 32 bytes (base64 or 64 hex characters); it decodes to ${key.length} bytes. ` +
-        'Generate one with: openssl rand -base64 32',
-    );
+const KEY_BYTES = 32;
+/** What a key may look like, exactly: no junk, no whitespace inside (the ends are trimmed). */
+const KEY_FORMATS: { name: string; pattern: RegExp; encoding: 'base64' | 'base64url' | 'hex' }[] = [
+  { name: 'hex', pattern: /^[0-9a-fA-F]{64}$/, encoding: 'hex' },
+  { name: 'base64', pattern: /^[A-Za-z0-9+/]{43}=$/, encoding: 'base64' },
+  { name: 'base64url', pattern: /^[A-Za-z0-9_-]{43}=?$/, encoding: 'base64url' },
+];
+export const SECRET_KEY_FORMATS_HELP =
+  '32 bytes as Base64 (44 characters ending in =), base64url (43 characters, = optional) or hex (64 characters), ' +
+  'nothing else — generate one with: openssl rand -base64 32';
+
+/**
+ * SEC-1: strict decoding. Node's Base64 decoder skips characters it does not know, so a key with junk inserted
+ * would decode to *some* 32 bytes; only an exact encoding whose re-encoding matches is accepted.
+ */
+export function decodeSecretKey(text: string, origin: string): Buffer {
+  for (const format of KEY_FORMATS) {
+    if (!format.pattern.test(text)) continue;
+    const key = Buffer.from(text, format.encoding);
+    const canonical = key.toString(format.encoding);
+    const normalized =
+      format.encoding === 'hex'
+        ? text.toLowerCase()
+        : format.encoding === 'base64url'
+          ? text.replace(/=$/, '')
+          : text;
+    if (key.length === KEY_BYTES && canonical === normalized) return key;
   }
-  return key;
+  throw new ToolportError(
+    'bad_request',
+    `The secret key from ${origin} is not a valid key (received ${text.length} characters). It must be ${SECRET_KEY_FORMATS_HELP}.`,
+  );
 }

@@ -5,6 +5,7 @@ import type {
   FreshnessLedger,
   OutboundHttpClient,
   TextCompletionService,
+  ShellSandboxOptions,
   ToolServices,
   ToolSettingsInput,
   ToolportLogger,
@@ -40,6 +41,8 @@ export interface ToolRuntimeServiceOptions {
   policy?: OperatorPolicy;
   /** The user's models for tools that summarize (WEB-1, YT-1), on their own provider configurations. */
   textCompletionFor?: (user: PolicySubject) => TextCompletionService;
+  /** FS-6 sandbox options for shell tools (ToolServices.shellSandbox). */
+  shellSandbox?: ShellSandboxOptions;
 }
 
 export interface EnabledToolRuntimeOptions {
@@ -156,6 +159,7 @@ export class ToolRuntimeService {
           ...(this.#options.textCompletionFor === undefined
             ? {}
             : { textCompletion: this.#options.textCompletionFor(user) }),
+          ...(this.#options.shellSandbox === undefined ? {} : { shellSandbox: this.#options.shellSandbox }),
           ...options.toolServices,
         },
       },

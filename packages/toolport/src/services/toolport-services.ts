@@ -1,6 +1,6 @@
 import { DatabaseImageStore, type ServedImageStore } from './database-image-store.ts';
 import type { ToolRegistry } from '../core/tool-registry.ts';
-import type { OutboundHttpClient, ToolportLogger } from '../core/tool-types.ts';
+import type { OutboundHttpClient, ShellSandboxOptions, ToolportLogger } from '../core/tool-types.ts';
 import type { ToolportDatabase } from '../persistence/database.ts';
 import { createRepositories, type Repositories } from '../persistence/repositories.ts';
 import { parseOutboundAllowlist } from '../net/parse-outbound-allowlist.ts';
@@ -38,6 +38,8 @@ export interface ToolportServicesOptions {
   imageStore?: ServedImageStore;
   /** Paths no filesystem tool may touch, whatever a user's settings say: `toolport serve` passes its data dir. */
   protectedPaths?: readonly string[];
+  /** How shell tools are sandboxed: `writablePaths` (operator policy), the call-record directory, limits. */
+  shellSandbox?: ShellSandboxOptions;
   /** The operator's opt-in fallback for provider API keys (see ProviderConfigService). */
   providerKeyEnvironment?: Readonly<Record<string, string | undefined>>;
   /** SDK retries on provider 429/5xx (default 2). */
@@ -140,6 +142,7 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
         ...(options.providerMaxRetries === undefined ? {} : { maxRetries: options.providerMaxRetries }),
         ...(options.logger === undefined ? {} : { logger: options.logger }),
       }),
+    shellSandbox: options.shellSandbox,
   }));
   return {
     database: options.database,

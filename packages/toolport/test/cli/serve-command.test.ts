@@ -163,6 +163,19 @@ describe('CLI-1 toolport serve', () => {
     }
   });
 
+  it('SEC-1: refuses to start with a TOOLPORT_SECRET_KEY of valid Base64 with junk inserted, naming the formats', async () => {
+    const key = Buffer.alloc(32, 7).toString('base64');
+    const io = captureIo({ TOOLPORT_SECRET_KEY: `${key.slice(0, 8)}*junk*${key.slice(8)}` });
+    expect(await runCli(['serve', '--port', '0', '--data-dir', tempDataDirectory()], io)).toBe(1);
+    expect(io.err.join('')).toMatch(/TOOLPORT_SECRET_KEY is not a valid key.*Base64.*base64url.*hex/);
+  });
+
+  it('prints one line about the shell sandbox at start-up', async () => {
+    const server = await startServe(['--data-dir', tempDataDirectory()]);
+    expect(await server.stop()).toBe(0);
+    expect(server.io.err.join('')).toMatch(/^shell sandbox: (bubblewrap|UNAVAILABLE)/m);
+  });
+
   it('two instances starting at once on one PostgreSQL database create one admin and share settings', async () => {
     const target = await createTestDatabase('postgres');
     try {

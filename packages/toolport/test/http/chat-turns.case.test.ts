@@ -1,4 +1,4 @@
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { chownSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -9,7 +9,7 @@ import type { ProviderName } from '../../src/providers/provider-adapter.ts';
 import type { StreamEvent } from '../../src/providers/stream-events.ts';
 import { FakeProviderServer, type RecordedRequest } from '../providers/fake-provider-server.ts';
 import { scriptStep } from '../providers/scripted-streams.ts';
-import { killLeftovers, readPids, survivorsAfterGrace, waitForLines } from '../shell/process-probe.ts';
+import { killCarrying, probeToken, survivorsCarrying, waitForLines } from '../shell/process-probe.ts';
 import { createTestDatabase, TEST_ENGINES, type TestDatabaseTarget } from '../support/test-databases.ts';
 import { createTestUser, startTestServer, type TestServer } from '../support/test-server.ts';
 
@@ -153,6 +153,8 @@ describe.each(TEST_ENGINES)(
       alice = await createTestUser(server.services, 'alice');
       bob = await createTestUser(server.services, 'bob');
       workdir = realpathSync(mkdtempSync(join(tmpdir(), 'toolport-turn-')));
+      // As root, sandboxed shells run as the working directory's owner: hand it to an unprivileged account.
+      if (process.getuid?.() === 0) chownSync(workdir, 65534, 65534);
     });
     afterAll(async () => {
       await server?.close();
@@ -428,7 +430,8 @@ describe.each(TEST_ENGINES)(
       expect((await call('PUT', '/api/settings/tools/bash', user, { enabled: true })).status).toBe(200);
       const chatId = await newChat(user, { workingDirectory: workdir });
       const pidFile = join(workdir, `pids-${engine}`);
-      const command = `sleep 300 & echo $! >> ${pidFile}; echo $$ >> ${pidFile}; wait`;
+      const token = probeToken();
+      const command = `export TOOLPORT_PROBE=${token}; sleep 300 & echo $! >> ${pidFile}; echo $$ >> ${pidFile}; wait`;
       fake.enqueue(
         'openai-chat',
         scriptStep('openai-chat', {
@@ -457,7 +460,7 @@ describe.each(TEST_ENGINES)(
         // The events were written before the tool started; on a loaded machine the socket may deliver them later.
         await expect.poll(() => received.join('')).toContain('event: tool_call_completed');
         client.destroy();
-        expect(await survivorsAfterGrace(readPids(pidFile))).toEqual([]);
+        expect(await survivorsCarrying(token)).toEqual([]);
         await expect
           .poll(
             async () =>
@@ -468,7 +471,7 @@ describe.each(TEST_ENGINES)(
         expect(messages[2]).toMatchObject({ role: 'tool', toolName: 'bash', isError: true });
         expect(String(messages[2]!.content)).toContain('aborted');
       } finally {
-        killLeftovers(readPids(pidFile));
+        killCarrying([token]);
       }
     });
   },

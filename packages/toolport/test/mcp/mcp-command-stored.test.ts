@@ -11,6 +11,7 @@ import { ToolRegistry } from '../../src/core/tool-registry.ts';
 import { migrateDatabase, openDatabase } from '../../src/persistence/database.ts';
 import { createToolportServices } from '../../src/services/toolport-services.ts';
 import { registerBuiltinTools } from '../../src/tools/index.ts';
+import { echoedSecretForms, secretTells } from '../support/secret-encodings.ts';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/fixture-server.mjs', import.meta.url));
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
@@ -63,6 +64,12 @@ describe('MCP-2 toolport mcp serving a stored user (--data-dir, --user)', () => 
       expect(names).not.toContain('get_current_datetime');
       const result = await client.callTool({ name: 'fixture_echo', arguments: { text: 'stored' } });
       expect(result.content).toEqual([{ type: 'text', text: 'stored' }]);
+      // SEC-1: what the user's MCP server echoes back, in any encoding of the user's secret, is redacted.
+      const encoded = Object.values(echoedSecretForms('hello-from-secret')).join(' | ');
+      const echoed = await client.callTool({ name: 'fixture_echo', arguments: { text: encoded } });
+      const wire = JSON.stringify(echoed);
+      expect(wire).toContain('***');
+      for (const tell of secretTells('hello-from-secret')) expect(wire, tell).not.toContain(tell);
     } finally {
       await client.close();
     }

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 
 /** Alive means signalable and not a zombie (a killed child waits for its reaper in state Z, which still answers kill 0). */
@@ -53,4 +53,47 @@ export function killLeftovers(pids: readonly number[]): void {
       // gone
     }
   }
+}
+
+/** A value unique to one test, for a command to carry (`export TOOLPORT_PROBE=…`) so the host can find its processes. */
+export function probeToken(): string {
+  return `tp${process.pid}x${Math.random().toString(36).slice(2, 10)}`;
+}
+
+/**
+ * Host pids of live processes whose environment or command line contains `token`. A sandboxed command's `$$` is a
+ * pid in its own namespace, meaningless on the host, so survivors are found by what they carry instead.
+ */
+export function processesCarrying(token: string): number[] {
+  const needle = Buffer.from(token);
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid) || pid === process.pid) continue;
+    try {
+      const carries =
+        readFileSync(`/proc/${pid}/environ`).includes(needle) ||
+        readFileSync(`/proc/${pid}/cmdline`).includes(needle);
+      if (carries && isProcessAlive(pid)) found.push(pid);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return found;
+}
+
+/** The processes still carrying `token` after giving a SIGKILL a bounded moment to land. */
+export async function survivorsCarrying(token: string, graceMs = 2_000): Promise<number[]> {
+  const deadline = Date.now() + graceMs;
+  let alive = processesCarrying(token);
+  while (alive.length > 0 && Date.now() < deadline) {
+    await delay(20);
+    alive = processesCarrying(token);
+  }
+  return alive;
+}
+
+/** Test hygiene by token: whatever a failing test left running must not linger (never by recorded `$$`). */
+export function killCarrying(tokens: readonly string[]): void {
+  for (const token of tokens) killLeftovers(processesCarrying(token));
 }

@@ -1,12 +1,19 @@
 import { getDefaultToolSettings } from '../../src/core/settings-policy.ts';
 import { silentLogger } from '../../src/core/logger.ts';
-import type { RegisteredTool, SettingValue, ToolContext, ToolMode } from '../../src/core/tool-types.ts';
+import type {
+  RegisteredTool,
+  SettingValue,
+  ToolContext,
+  ToolMode,
+  ToolServices,
+} from '../../src/core/tool-types.ts';
 
 export interface ShellContextOptions {
   parameters?: Record<string, SettingValue>;
   mode?: ToolMode;
   workingDirectory?: string;
   signal?: AbortSignal;
+  services?: ToolServices;
 }
 
 /** A ToolContext as executeTool builds it, for calling a shell tool's execute directly. */
@@ -24,7 +31,7 @@ export function shellContext(tool: RegisteredTool, options: ShellContextOptions 
     settings: { enabled: true, parameters: { ...defaults.parameters, ...options.parameters } },
     reportProgress: () => {},
     emitPartialResult: () => {},
-    services: {},
+    services: options.services ?? {},
     logger: silentLogger,
   };
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -6,13 +6,16 @@ import { executeTool } from '../../src/core/execute-tool.ts';
 import { ToolRegistry } from '../../src/core/tool-registry.ts';
 import { createBashTool } from '../../src/tools/bash.ts';
 import type { ShellCommandResult } from '../../src/tools/shell/run-shell-command.ts';
-import { killLeftovers, readPids, survivorsAfterGrace } from './process-probe.ts';
+import { killCarrying, probeToken, readPids, survivorsCarrying } from './process-probe.ts';
 
 describe('FS-6 shell timer and executeTool budget', () => {
   const scratch = mkdtempSync(join(tmpdir(), 'toolport-budget-'));
   const file = join(scratch, 'pids');
+  const token = probeToken();
+  // As root the sandboxed command runs as nobody: the scratch directory must be its to write.
+  if (process.getuid?.() === 0) chownSync(scratch, 65534, 65534);
   afterAll(() => {
-    killLeftovers(readPids(file));
+    killCarrying([token]);
     rmSync(scratch, { recursive: true, force: true });
   });
 
@@ -23,17 +26,17 @@ describe('FS-6 shell timer and executeTool budget', () => {
       {
         toolName: 'bash',
         arguments: {
-          command: `echo started; sleep 300 & echo $! >> '${file}'; echo $$ >> '${file}'; sleep 300`,
+          command: `export TOOLPORT_PROBE=${token}; echo started; sleep 300 & echo $! >> '${file}'; echo $$ >> '${file}'; sleep 300`,
         },
         userId: 'u',
         settingsOverrides: { enabled: true, parameters: { timeoutSeconds: 5 } },
       },
-      { registry },
+      { registry, services: { shellSandbox: { writablePaths: [scratch] } } },
     );
     expect(outcome.ok).toBe(true);
     const result = (outcome.ok ? outcome.result : undefined) as ShellCommandResult;
     expect(result).toMatchObject({ stdout: 'started\n', termination: 'timed_out', signal: 'SIGKILL' });
     expect(readPids(file)).toHaveLength(2);
-    expect(await survivorsAfterGrace(readPids(file))).toEqual([]);
+    expect(await survivorsCarrying(token)).toEqual([]);
   });
 });

@@ -1,49 +1,78 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { executeTool, ToolTimeoutReason } from '../../src/core/execute-tool.ts';
 import { isToolportError } from '../../src/core/errors.ts';
 import { ToolRegistry } from '../../src/core/tool-registry.ts';
-import type { RegisteredTool } from '../../src/core/tool-types.ts';
+import type { RegisteredTool, ToolServices } from '../../src/core/tool-types.ts';
 import { findBashSpec } from '../../src/tools/bash.ts';
 import { buildShellTool, type ShellToolSpec } from '../../src/tools/shell/build-shell-tool.ts';
 import { buildChildEnvironment } from '../../src/tools/shell/build-child-environment.ts';
 import { runShellCommand, type ShellCommandResult } from '../../src/tools/shell/run-shell-command.ts';
+import {
+  DEFAULT_SANDBOX_ID,
+  detectShellSandbox,
+  planShellSandbox,
+} from '../../src/tools/shell/shell-sandbox.ts';
 import { findZshSpec } from '../../src/tools/zsh.ts';
-import { killLeftovers, readPids, survivorsAfterGrace, waitForLines } from './process-probe.ts';
+import {
+  killCarrying,
+  probeToken,
+  processesCarrying,
+  readPids,
+  survivorsCarrying,
+  waitForLines,
+} from './process-probe.ts';
 import { shellContext, type ShellContextOptions } from './shell-context.ts';
 
 /**
- * SPEC FS-6 contract: the same behaviour, proven for every POSIX shell the machine has. CI installs zsh (.ci/run),
- * so a missing interpreter fails there instead of silently shrinking the suite.
+ * SPEC FS-6 contract: the same behaviour, proven for every POSIX shell the machine has, in the sandbox (where the
+ * kernel allows it: docs/shell-sandbox.md) and on the unsandboxed fallback. CI installs zsh and bubblewrap
+ * (.ci/run), so a missing interpreter fails there instead of silently shrinking the suite.
  */
-const CASES: { name: string; findSpec: () => ShellToolSpec | undefined }[] = [
-  { name: 'bash', findSpec: () => findBashSpec() },
-  { name: 'zsh', findSpec: () => findZshSpec() },
+const CASES: { name: string; findSpec: () => ShellToolSpec | undefined; sandbox: boolean }[] = [
+  { name: 'bash', findSpec: () => findBashSpec(), sandbox: true },
+  { name: 'zsh', findSpec: () => findZshSpec(), sandbox: true },
+  { name: 'bash', findSpec: () => findBashSpec(), sandbox: false },
 ];
+const sandboxStatus = await detectShellSandbox();
+if (!sandboxStatus.available)
+  process.stdout.write(
+    `FS-6 contract: sandbox unavailable (${sandboxStatus.reason}); its cases run on the fallback\n`,
+  );
+const runningAsRoot = process.getuid?.() === 0;
 
 const onLinux = process.platform === 'linux';
 
-describe.each(CASES)('FS-6 $name (shell tool contract)', ({ name, findSpec }) => {
+describe.each(CASES)('FS-6 $name, sandbox $sandbox (shell tool contract)', ({ name, findSpec, sandbox }) => {
   const spec = findSpec();
   let tool: RegisteredTool;
   let scratch: string;
   let pidCounter = 0;
-  const recorded: number[] = [];
+  const tokens: string[] = [];
 
-  /** A fresh file the command appends PIDs to; the test reads it back to check survivors. */
+  /** A fresh file the command appends PIDs to: its line count proves the processes started. */
   const pidFile = (): string => join(scratch, `pids-${(pidCounter += 1)}`);
-  const record = (file: string): number[] => {
-    const pids = readPids(file);
-    recorded.push(...pids);
-    return pids;
+  /**
+   * `export TOOLPORT_PROBE=<token>;` for a command: every process it starts carries the token, so the host finds
+   * survivors by it (a sandboxed `$$` is a pid in the command's own namespace).
+   */
+  const probe = (): { token: string; prefix: string } => {
+    const token = probeToken();
+    tokens.push(token);
+    return { token, prefix: `export TOOLPORT_PROBE=${token}; ` };
   };
+  // The scratch directory is writable in the sandbox (the operator's writablePaths); the sandbox off is the fallback.
+  const services = (): ToolServices => ({ shellSandbox: { writablePaths: [scratch], enabled: sandbox } });
 
   const run = (args: { command: string; cwd?: string }, options: ShellContextOptions = {}) =>
-    tool.execute(args, shellContext(tool, options)) as Promise<ShellCommandResult>;
+    tool.execute(
+      args,
+      shellContext(tool, { services: services(), ...options }),
+    ) as Promise<ShellCommandResult>;
   /** The tool's interpreter under runShellCommand directly, so a timer can be shorter than the 5 s minimum setting. */
-  const runWithTimer = (command: string, timeoutMs: number, maxOutputBytes = 100 * 1024) =>
+  const runWithTimer = async (command: string, timeoutMs: number, maxOutputBytes = 100 * 1024) =>
     runShellCommand({
       interpreter: spec!.interpreter,
       args: spec!.argsFor(command),
@@ -51,6 +80,13 @@ describe.each(CASES)('FS-6 $name (shell tool contract)', ({ name, findSpec }) =>
       env: buildChildEnvironment(process.env, []),
       timeoutMs,
       maxOutputBytes,
+      sandbox: sandbox
+        ? await planShellSandbox({
+            status: sandboxStatus,
+            workingDirectory: undefined,
+            services: services(),
+          })
+        : undefined,
     });
 
   beforeAll(() => {
@@ -58,9 +94,11 @@ describe.each(CASES)('FS-6 $name (shell tool contract)', ({ name, findSpec }) =>
       throw new Error(`${name} is not on PATH: install it (apt-get install -y ${name})`);
     tool = buildShellTool(spec);
     scratch = realpathSync(mkdtempSync(join(tmpdir(), `toolport-${name}-`)));
+    // As root the sandboxed command runs as nobody: give it the scratch directory, as an operator gives a workspace.
+    if (runningAsRoot) chownSync(scratch, DEFAULT_SANDBOX_ID, DEFAULT_SANDBOX_ID);
   });
   afterAll(() => {
-    killLeftovers(recorded);
+    killCarrying(tokens);
     if (scratch !== undefined) rmSync(scratch, { recursive: true, force: true });
   });
 
@@ -103,23 +141,30 @@ describe.each(CASES)('FS-6 $name (shell tool contract)', ({ name, findSpec }) =>
     expect(result.stdout).toBe('read:0\n');
   });
 
-  it('caps each stream at maxOutputBytes while it streams, and says truncated', async () => {
+  it('caps each stream at maxOutputBytes, says truncated, and stops the command there', async () => {
     const result = await run(
-      { command: 'yes | head -c 3000000; yes err | head -c 2000 >&2' },
+      { command: 'yes | head -c 3000000; echo after' },
       { parameters: { maxOutputBytes: 1024 } },
     );
-    expect(result.termination).toBe('exited');
-    expect(result.truncated).toBe(true);
+    expect(result).toMatchObject({ termination: 'signalled', signal: 'SIGKILL', truncated: true });
     expect(Buffer.byteLength(result.stdout)).toBe(1024);
     expect(result.stdout.startsWith('y\ny\n')).toBe(true);
-    expect(Buffer.byteLength(result.stderr)).toBe(1024);
+    expect(result.stdout).not.toContain('after');
+    const errors = await run(
+      { command: 'yes err | head -c 2000 >&2' },
+      { parameters: { maxOutputBytes: 1024 } },
+    );
+    // 2000 bytes fit in the pipe: the command may be done before the cap is seen, so only the cap is asserted.
+    expect(errors.truncated).toBe(true);
+    expect(Buffer.byteLength(errors.stderr)).toBe(1024);
   });
 
-  it('keeps an endless `yes` within the cap until its timer kills it', async () => {
-    const result = await runWithTimer('yes', 1_000, 4096);
-    expect(result.termination).toBe('timed_out');
-    expect(result.truncated).toBe(true);
-    expect(result.stdout.length).toBe(4096);
+  it('stops an endless `yes` at a 64 KiB cap, not at its timer', async () => {
+    const { token, prefix } = probe();
+    const result = await runWithTimer(`${prefix}yes`, 60_000, 64 * 1024);
+    expect(result).toMatchObject({ termination: 'signalled', truncated: true });
+    expect(result.stdout.length).toBe(64 * 1024);
+    expect(await survivorsCarrying(token)).toEqual([]);
   });
 
   it('cuts at a UTF-8 character boundary, never leaving a broken character', async () => {
@@ -132,20 +177,22 @@ describe.each(CASES)('FS-6 $name (shell tool contract)', ({ name, findSpec }) =>
 
   it('timeout: SIGKILLs the whole group of `sleep 300 & sleep 300`', async () => {
     const file = pidFile();
+    const { token, prefix } = probe();
     const result = await runWithTimer(
-      `sleep 300 & echo $! >> '${file}'; echo $$ >> '${file}'; sh -c 'echo $$ >> "$0"; exec sleep 300' '${file}'`,
+      `${prefix}sleep 300 & echo $! >> '${file}'; echo $$ >> '${file}'; sh -c 'echo $$ >> "$0"; exec sleep 300' '${file}'`,
       1_500,
     );
     expect(result).toMatchObject({ termination: 'timed_out', exitCode: null, signal: 'SIGKILL' });
-    const pids = record(file);
-    expect(pids).toHaveLength(3);
-    expect(await survivorsAfterGrace(pids)).toEqual([]);
+    expect(readPids(file)).toHaveLength(3);
+    expect(await survivorsCarrying(token)).toEqual([]);
   });
 
   it.runIf(onLinux)('timeout: no double-forked grandchild survives (setsid and nohup)', async () => {
     const file = pidFile();
+    const { token, prefix } = probe();
     const result = await runWithTimer(
       [
+        prefix,
         // Daemon style: a subshell forks and exits, the grandchild starts a new session with its output elsewhere.
         `( setsid sh -c 'echo $$ >> "$0"; exec sleep 300' '${file}' > /dev/null 2>&1 < /dev/null & )`,
         `nohup sh -c 'echo $$ >> "$0"; exec sleep 300' '${file}' > /dev/null 2>&1 &`,
@@ -155,71 +202,81 @@ describe.each(CASES)('FS-6 $name (shell tool contract)', ({ name, findSpec }) =>
       3_000,
     );
     expect(result.termination).toBe('timed_out');
-    const pids = record(file);
-    expect(pids).toHaveLength(2);
-    expect(await survivorsAfterGrace(pids)).toEqual([]);
+    expect(readPids(file)).toHaveLength(2);
+    expect(await survivorsCarrying(token)).toEqual([]);
   });
 
   it('timeout: a child that ignores SIGTERM dies too', async () => {
     const file = pidFile();
+    const { token, prefix } = probe();
     const result = await runWithTimer(
-      `trap '' TERM; sh -c 'trap "" TERM; echo $$ >> "$0"; exec sleep 300' '${file}' & echo $$ >> '${file}'; wait`,
+      `${prefix}trap '' TERM; sh -c 'trap "" TERM; echo $$ >> "$0"; exec sleep 300' '${file}' & echo $$ >> '${file}'; wait`,
       1_500,
     );
     expect(result.termination).toBe('timed_out');
-    const pids = record(file);
-    expect(pids).toHaveLength(2);
-    expect(await survivorsAfterGrace(pids)).toEqual([]);
+    expect(readPids(file)).toHaveLength(2);
+    expect(await survivorsCarrying(token)).toEqual([]);
   });
 
   it('parent abort: reported as aborted (not timed_out) and the group dies', async () => {
     const file = pidFile();
+    const { token, prefix } = probe();
     const controller = new AbortController();
     const running = run(
-      { command: `sleep 300 & echo $! >> '${file}'; echo $$ >> '${file}'; wait` },
+      { command: `${prefix}sleep 300 & echo $! >> '${file}'; echo $$ >> '${file}'; wait` },
       { signal: controller.signal },
     );
     await waitForLines(file, 2);
+    // The host finds the running processes by their token (the probe works), then none once the call is over.
+    expect(processesCarrying(token).length).toBeGreaterThanOrEqual(2);
     controller.abort(new Error('user pressed stop'));
     const result = await running;
     expect(result).toMatchObject({ termination: 'aborted', exitCode: null });
-    expect(await survivorsAfterGrace(record(file))).toEqual([]);
+    expect(await survivorsCarrying(token)).toEqual([]);
   });
 
   it("executeTool's budget (ToolTimeoutReason on the signal) is reported as timed_out", async () => {
     const file = pidFile();
+    const { token, prefix } = probe();
     const controller = new AbortController();
-    const running = run({ command: `echo $$ >> '${file}'; sleep 300` }, { signal: controller.signal });
+    const running = run(
+      { command: `${prefix}echo $$ >> '${file}'; sleep 300` },
+      { signal: controller.signal },
+    );
     await waitForLines(file, 1);
     controller.abort(new ToolTimeoutReason(5_000));
     expect((await running).termination).toBe('timed_out');
-    expect(await survivorsAfterGrace(record(file))).toEqual([]);
+    expect(await survivorsCarrying(token)).toEqual([]);
   });
 
   it('completes on exit while a background child holds the pipes open, and kills that child', async () => {
     const file = pidFile();
-    const result = await run({ command: `sleep 300 & echo $! >> '${file}'; echo done` });
+    const { token, prefix } = probe();
+    const result = await run({ command: `${prefix}sleep 300 & echo $! >> '${file}'; echo done` });
     expect(result).toMatchObject({ stdout: 'done\n', exitCode: 0, termination: 'exited' });
-    expect(await survivorsAfterGrace(record(file))).toEqual([]);
+    expect(readPids(file)).toHaveLength(1);
+    expect(await survivorsCarrying(token)).toEqual([]);
   });
 
   it.runIf(onLinux)('completes on exit while a setsid escapee holds the pipes open', async () => {
     const file = pidFile();
+    const { token, prefix } = probe();
     const result = await run({
-      command: `setsid sh -c 'echo $$ >> "$0"; exec sleep 300' '${file}' & until [ -s '${file}' ]; do sleep 0.05; done; echo done`,
+      command: `${prefix}setsid sh -c 'echo $$ >> "$0"; exec sleep 300' '${file}' & until [ -s '${file}' ]; do sleep 0.05; done; echo done`,
     });
     expect(result).toMatchObject({ stdout: 'done\n', exitCode: 0, termination: 'exited' });
-    expect(await survivorsAfterGrace(record(file))).toEqual([]);
+    expect(await survivorsCarrying(token)).toEqual([]);
   });
 
   it.runIf(onLinux)('a setsid escapee with its output closed does not outlive a normal exit', async () => {
     const file = pidFile();
+    const { token, prefix } = probe();
     const result = await run({
-      command: `setsid sh -c 'echo $$ >> "$0"; exec sleep 4242' '${file}' < /dev/null > /dev/null 2>&1 & until [ -s '${file}' ]; do sleep 0.05; done; echo started`,
+      command: `${prefix}setsid sh -c 'echo $$ >> "$0"; exec sleep 4242' '${file}' < /dev/null > /dev/null 2>&1 & until [ -s '${file}' ]; do sleep 0.05; done; echo started`,
     });
     expect(result).toMatchObject({ stdout: 'started\n', exitCode: 0, termination: 'exited' });
-    expect(record(file)).toHaveLength(1);
-    expect(await survivorsAfterGrace(record(file))).toEqual([]);
+    expect(readPids(file)).toHaveLength(1);
+    expect(await survivorsCarrying(token)).toEqual([]);
   });
 
   describe('environment', () => {
@@ -294,8 +351,15 @@ describe.each(CASES)('FS-6 $name (shell tool contract)', ({ name, findSpec }) =>
     it('an absolute cwd and a ~ cwd', async () => {
       const absolute = await run({ command: 'pwd -P', cwd: join(workdir, 'sub') });
       expect(absolute.stdout.trim()).toBe(join(workdir, 'sub'));
-      const home = await run({ command: 'pwd -P', cwd: '~' }, { mode: 'agent', workingDirectory: workdir });
-      expect(home.stdout.trim()).toBe(realpathSync(homedir()));
+      // Root's own home is closed to the sandbox user: point HOME at a directory it may enter.
+      const savedHome = process.env.HOME;
+      if (runningAsRoot && sandbox) process.env.HOME = join(workdir, 'sub');
+      try {
+        const home = await run({ command: 'pwd -P', cwd: '~' }, { mode: 'agent', workingDirectory: workdir });
+        expect(home.stdout.trim()).toBe(realpathSync(homedir()));
+      } finally {
+        process.env.HOME = savedHome;
+      }
     });
 
     it('refuses a cwd that does not exist or is not a directory, naming the argument', async () => {
@@ -352,22 +416,23 @@ describe.each(CASES)('FS-6 $name (shell tool contract)', ({ name, findSpec }) =>
 
     it('a parent abort is `aborted`, not `timeout`, and no process survives', async () => {
       const file = pidFile();
+      const { token, prefix } = probe();
       const controller = new AbortController();
       const running = executeTool(
         {
           toolName: name,
-          arguments: { command: `sleep 300 & echo $! >> '${file}'; echo $$ >> '${file}'; wait` },
+          arguments: { command: `${prefix}sleep 300 & echo $! >> '${file}'; echo $$ >> '${file}'; wait` },
           userId: 'u',
           settingsOverrides: { enabled: true },
           signal: controller.signal,
         },
-        { registry },
+        { registry, services: services() },
       );
       await waitForLines(file, 2);
       controller.abort();
       const outcome = await running;
       expect(outcome.ok ? 'ok' : outcome.error.code).toBe('aborted');
-      expect(await survivorsAfterGrace(record(file))).toEqual([]);
+      expect(await survivorsCarrying(token)).toEqual([]);
     });
   });
 });

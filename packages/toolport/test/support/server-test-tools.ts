@@ -1,8 +1,10 @@
 import { EventEmitter } from 'node:events';
+import { toolFailure } from '../../src/core/execute-tool.ts';
 import { TIMEOUT_SECONDS_DESCRIPTOR } from '../../src/core/settings-policy.ts';
 import { ToolRegistry } from '../../src/core/tool-registry.ts';
 import { defineTool, type RegisteredTool } from '../../src/core/tool-types.ts';
 import { registerBuiltinTools } from '../../src/tools/index.ts';
+import { echoedSecretForms } from './secret-encodings.ts';
 
 const objectSchema = (properties: Record<string, unknown> = {}, required: string[] = []) => ({
   type: 'object',
@@ -97,6 +99,45 @@ export const secretEchoTool: RegisteredTool = defineTool<{ name: string }>({
   execute: async ({ name }, context) => ({ value: await context.services.secrets?.getSecret(name) }),
 });
 
+/**
+ * SEC-1: reads the caller's secret `name` and echoes it in every encoding (test/support/secret-encodings.ts) through
+ * each surface a tool has: result, partial result, progress message, log line — or an error message and details.
+ * `text` is echoed as given (to show another user's secret set does not apply to this caller).
+ */
+export const secretEncodingsTool: RegisteredTool = defineTool<{
+  name: string;
+  fail?: boolean;
+  text?: string;
+}>({
+  definition: {
+    name: 'secret_encodings',
+    description: 'Echoes a secret in many encodings (to prove redaction).',
+    parameters: objectSchema(
+      { name: { type: 'string' }, fail: { type: 'boolean' }, text: { type: 'string' } },
+      ['name'],
+    ),
+  },
+  settings: {
+    title: 'Secret encodings',
+    description: 'Echoes a secret encoded',
+    category: 'system',
+    enabledByDefault: true,
+    canDisable: true,
+    defaultParameters: {},
+    parameterDescriptors: [],
+  },
+  execute: async ({ name, fail, text }, context) => {
+    const secret = (await context.services.secrets?.getSecret(name)) ?? '';
+    const forms = secret === '' ? {} : echoedSecretForms(secret);
+    const all = Object.values(forms).join(' | ');
+    context.logger.info({ forms }, `echoing ${all}`);
+    context.reportProgress({ progress: 1, total: 2, message: `progress ${all}` });
+    context.emitPartialResult({ partial: forms });
+    if (fail === true) throw toolFailure(`upstream rejected ${all}`, 'execution_failed', { forms });
+    return { forms, all, text: text ?? null };
+  },
+});
+
 /** Emits `started` when the wait tool begins, so tests can act while it runs without sleeping. */
 export const waitToolEvents = new EventEmitter();
 
@@ -121,7 +162,15 @@ export const waitTool: RegisteredTool = defineTool<object>({
 
 export function createTestRegistry(extra: readonly RegisteredTool[] = []): ToolRegistry {
   const registry = registerBuiltinTools(new ToolRegistry());
-  for (const tool of [configurableTool, alwaysOnTool, offByDefaultTool, secretEchoTool, waitTool, ...extra]) {
+  for (const tool of [
+    configurableTool,
+    alwaysOnTool,
+    offByDefaultTool,
+    secretEchoTool,
+    secretEncodingsTool,
+    waitTool,
+    ...extra,
+  ]) {
     registry.register(tool, { kind: 'custom', origin: 'test' });
   }
   return registry;

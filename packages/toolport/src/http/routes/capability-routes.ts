@@ -1,4 +1,5 @@
 import { ToolportError } from '../../core/errors.ts';
+import type { ToolSandboxState } from '../../core/tool-types.ts';
 import { inspectProviderTools } from '../../providers/inspect-provider-tools.ts';
 import type { ProviderName } from '../../providers/provider-adapter.ts';
 import type { ToolportServices } from '../../services/toolport-services.ts';
@@ -54,6 +55,17 @@ export function registerCapabilityRoutes(
         runtime.tools.map((tool) => tool.definition),
       );
       const servers = await services.repositories.mcpServers.list(user.id);
+      // FS-6: shell tools say whether their calls run sandboxed here, and why not.
+      const sandboxStates = new Map(
+        await Promise.all(
+          runtime.tools
+            .filter((tool) => tool.tool.describeSandbox !== undefined)
+            .map(
+              async (tool) =>
+                [tool.definition.name, await tool.tool.describeSandbox!(runtime.services)] as const,
+            ),
+        ),
+      );
       return {
         chatId: chat.id,
         provider,
@@ -68,6 +80,7 @@ export function registerCapabilityRoutes(
             ...(source.kind === 'mcp' ? { mcpServer: source.origin.replace(/^mcp:/, '') } : {}),
             strict: item.strict,
             ...(item.nonStrictReason === undefined ? {} : { nonStrictReason: item.nonStrictReason }),
+            ...sandboxFields(sandboxStates.get(item.name)),
             wire: item.wire,
           };
         }),
@@ -78,4 +91,11 @@ export function registerCapabilityRoutes(
       };
     },
   );
+}
+
+function sandboxFields(state: ToolSandboxState | undefined): { sandboxed?: boolean; sandboxReason?: string } {
+  if (state === undefined) return {};
+  return state.reason === undefined
+    ? { sandboxed: state.sandboxed }
+    : { sandboxed: state.sandboxed, sandboxReason: state.reason };
 }

@@ -29,6 +29,10 @@ export const CapabilityToolSchema = Type.Object({
   mcpServer: Type.Optional(Type.String({ description: 'The MCP server name, for MCP tools' })),
   strict: Type.Boolean(),
   nonStrictReason: Type.Optional(Type.String()),
+  sandboxed: Type.Optional(
+    Type.Boolean({ description: 'Shell tools: whether calls run in the sandbox (docs/shell-sandbox.md)' }),
+  ),
+  sandboxReason: Type.Optional(Type.String({ description: 'Why a shell tool runs unsandboxed' })),
   wire: Type.Unknown({
     description: 'Exactly what the provider receives for this tool (name, description, schema)',
   }),

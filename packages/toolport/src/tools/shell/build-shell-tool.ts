@@ -9,10 +9,13 @@ import {
   type EffectiveToolSettings,
   type RegisteredTool,
   type ToolParameterDescriptor,
+  type ToolServices,
 } from '../../core/tool-types.ts';
 import { buildChildEnvironment } from './build-child-environment.ts';
 import { resolveShellCwd } from './resolve-shell-cwd.ts';
 import { runShellCommand, type ShellCommandResult } from './run-shell-command.ts';
+import { defaultShellStateDirectory, recoverShellCallsOnce } from './shell-call-records.ts';
+import { detectShellSandbox, planShellSandbox, type ShellSandboxStatus } from './shell-sandbox.ts';
 
 /** Shared by the three tools' descriptions: what every shell call can rely on. */
 export function describeShellTool(invocation: string, filterHint = 'head, tail or grep'): string {
@@ -20,9 +23,10 @@ export function describeShellTool(invocation: string, filterHint = 'head, tail o
     `Runs one command with \`${invocation}\` on the server and returns stdout, stderr, exitCode, signal, ` +
     'durationMs, termination (exited | timed_out | aborted | signalled) and truncated. Non-interactive: stdin is ' +
     'empty, there is no TTY, and nothing persists between calls (each call is a fresh process; pass `cwd` instead of ' +
-    '`cd`). The environment is minimal (PATH, HOME, LANG, TERM and what the user allowed). The whole process group ' +
-    'is killed when the command exits or its time limit is reached, so background processes do not outlive the ' +
-    `call. Output beyond the per-stream limit is dropped (truncated: true): filter long output with ${filterHint}.`
+    '`cd`). The environment is minimal (PATH, HOME, LANG, TERM and what the user allowed). Everything the command ' +
+    'started is killed when it exits or its time limit is reached, so background processes do not outlive the ' +
+    'call. Output past the per-stream limit stops the command (truncated: true): filter long output with ' +
+    `${filterHint}.`
   );
 }
 
@@ -77,6 +81,13 @@ export interface ShellToolSpec {
 interface ShellToolArguments {
   command: string;
   cwd?: string;
+}
+
+/** The sandbox status for a host: none when the host turned it off (`shellSandbox.enabled: false`). */
+async function sandboxStatusFor(services: ToolServices): Promise<ShellSandboxStatus> {
+  if (services.shellSandbox?.enabled === false)
+    return { available: false, reason: 'turned off by the host (shellSandbox.enabled: false)' };
+  return detectShellSandbox();
 }
 
 function allowlistFrom(settings: EffectiveToolSettings): string[] {
@@ -137,9 +148,20 @@ export function buildShellTool(spec: ShellToolSpec): RegisteredTool {
       ],
     },
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+    describeSandbox: async (services) => {
+      const status = await sandboxStatusFor(services);
+      return status.available ? { sandboxed: true } : { sandboxed: false, reason: status.reason };
+    },
     async execute({ command, cwd }, context): Promise<ShellCommandResult> {
       const directory = await resolveShellCwd(cwd, context);
-      const { settings } = context;
+      const { settings, services } = context;
+      const stateDirectory = services.shellSandbox?.stateDirectory ?? defaultShellStateDirectory();
+      recoverShellCallsOnce(stateDirectory);
+      const sandbox = await planShellSandbox({
+        status: await sandboxStatusFor(services),
+        workingDirectory: context.workingDirectory,
+        services,
+      });
       try {
         return await runShellCommand({
           interpreter: spec.interpreter,
@@ -153,6 +175,8 @@ export function buildShellTool(spec: ShellToolSpec): RegisteredTool {
             fallback: DEFAULT_MAX_OUTPUT_BYTES,
           }),
           signal: context.signal,
+          sandbox,
+          stateDirectory,
         });
       } catch (error) {
         throw toolFailure(

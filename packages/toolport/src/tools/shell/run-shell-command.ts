@@ -1,7 +1,17 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { constants } from 'node:os';
+import type { Readable } from 'node:stream';
 import { CappedOutput } from './capped-output.ts';
 import { killProcessGroup, killProcessesCarrying } from './kill-process-tree.ts';
+import { parseSandboxReport, sandboxedSpawnArguments } from './sandbox-command.ts';
+import { removeShellCallRecord, writeShellCallRecord } from './shell-call-records.ts';
+import {
+  createShellCallCgroup,
+  killAndRemoveShellCallCgroup,
+  removeEmptyShellCallCgroup,
+} from './shell-cgroup.ts';
+import type { ShellSandboxPlan } from './shell-sandbox.ts';
 
 export type ShellTermination = 'exited' | 'timed_out' | 'aborted' | 'signalled';
 
@@ -33,6 +43,10 @@ export interface RunShellCommandOptions {
   maxOutputBytes: number;
   /** Cancellation. A reason named TimeoutError (executeTool's ToolTimeoutReason, AbortSignal.timeout) is a timeout. */
   signal?: AbortSignal;
+  /** Run inside this sandbox (planShellSandbox); without one, the unsandboxed fallback (group kill + /proc sweep). */
+  sandbox?: ShellSandboxPlan | undefined;
+  /** Unsandboxed runs: where the call's record goes, so a restart after a crash can sweep its run marker. */
+  stateDirectory?: string | undefined;
 }
 
 /**
@@ -55,10 +69,13 @@ function terminationForAbort(signal: AbortSignal): ShellTermination {
 
 /**
  * Runs `interpreter args…` detached (its own process group) with stdin on /dev/null, both outputs capped while they
- * stream, and its own timer. Timeout, abort and exit all end with SIGKILL to the whole group, so no background
- * child, double-forked grandchild or SIGTERM-ignoring process outlives the call; completion follows the
- * interpreter's exit, not pipe EOF, which a background child holding the pipes could postpone forever.
- * Rejects only when the interpreter cannot be started.
+ * stream, and its own timer. With a `sandbox` plan it runs in its own PID namespace and cgroup (docs/shell-sandbox.md):
+ * exit tears the namespace down, timeout and abort kill the cgroup. Without one, timeout, abort and exit all end
+ * with SIGKILL to the whole group plus a /proc sweep for the run marker. Either way no background child,
+ * double-forked grandchild or SIGTERM-ignoring process outlives the call; completion follows the interpreter's
+ * exit, not pipe EOF, which a background child holding the pipes could postpone forever. A stream passing
+ * `maxOutputBytes` stops the command (SIGKILL, termination 'signalled', truncated). Rejects only when the
+ * interpreter (or the sandbox) cannot be started.
  *
  * @example
  * ```ts
@@ -76,9 +93,9 @@ function terminationForAbort(signal: AbortSignal): ShellTermination {
  * // result.termination: 'exited' | 'timed_out' | 'aborted' | 'signalled'
  * ```
  */
-export function runShellCommand(options: RunShellCommandOptions): Promise<ShellCommandResult> {
+export async function runShellCommand(options: RunShellCommandOptions): Promise<ShellCommandResult> {
   const startTime = performance.now();
-  const { signal } = options;
+  const { signal, sandbox } = options;
   const stdout = new CappedOutput(options.maxOutputBytes);
   const stderr = new CappedOutput(options.maxOutputBytes);
   const resultWith = (
@@ -94,24 +111,62 @@ export function runShellCommand(options: RunShellCommandOptions): Promise<ShellC
     termination,
     truncated: stdout.truncated || stderr.truncated,
   });
-  if (signal?.aborted) return Promise.resolve(resultWith(terminationForAbort(signal), null, null));
+  if (signal?.aborted) return resultWith(terminationForAbort(signal), null, null);
+
+  const runId = randomUUID();
+  const marker = `${SHELL_RUN_MARKER_NAME}=${runId}`;
+  const cgroup =
+    sandbox?.support.cgroups === undefined
+      ? undefined
+      : createShellCallCgroup(sandbox.support.cgroups, runId, sandbox.limits);
+  const stateDirectory = sandbox?.stateDirectory ?? options.stateDirectory;
+  let recordPath: string | undefined;
+  try {
+    if (stateDirectory !== undefined)
+      recordPath = writeShellCallRecord(stateDirectory, runId, {
+        marker,
+        cgroups: cgroup?.directories ?? [],
+      });
+  } catch {
+    // A state directory we cannot write costs crash recovery, not the call.
+  }
+  let cleanup: Promise<void> | undefined;
+  /** Kills whatever is left in the call's cgroup, removes it and the call's record. Runs once. */
+  const cleanUp = (): Promise<void> =>
+    (cleanup ??= (async () => {
+      if (cgroup !== undefined) await killAndRemoveShellCallCgroup(cgroup.directories);
+      if (recordPath !== undefined) removeShellCallRecord(recordPath);
+    })().catch(() => {}));
+
+  const launch =
+    sandbox === undefined
+      ? { file: options.interpreter, args: [...options.args] }
+      : sandboxedSpawnArguments(
+          sandbox,
+          options.interpreter,
+          options.args,
+          options.cwd,
+          cgroup?.procsFiles ?? [],
+        );
 
   return new Promise((resolve, reject) => {
-    const runId = randomUUID();
-    const marker = `${SHELL_RUN_MARKER_NAME}=${runId}`;
-    const child = spawn(options.interpreter, options.args, {
-      cwd: options.cwd,
+    const child = spawn(launch.file, launch.args, {
+      // bubblewrap changes directory itself (--chdir), after its mounts; the sandbox user may not reach ours.
+      cwd: sandbox === undefined ? options.cwd : '/',
       env: { ...options.env, [SHELL_RUN_MARKER_NAME]: runId },
       detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: sandbox === undefined ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe', 'pipe'],
       windowsHide: true,
     });
+    const [, childStdout, childStderr] = child.stdio;
+    const reportStream = child.stdio[3] as Readable | null | undefined;
 
     let settled = false;
     let cutShort: ShellTermination | undefined;
     let exit: { code: number | null; signal: string | null } | undefined;
-    let openStreams = 2;
+    let openStreams = sandbox === undefined ? 2 : 3;
     let graceTimer: NodeJS.Timeout | undefined;
+    let reportText = '';
 
     let pendingSweep: Promise<unknown> | undefined;
 
@@ -122,22 +177,45 @@ export function runShellCommand(options: RunShellCommandOptions): Promise<ShellC
       clearTimeout(graceTimer);
       signal?.removeEventListener('abort', onAbort);
       // Anything a surviving writer still sends is not ours to wait for.
-      child.stdout.destroy();
-      child.stderr.destroy();
-      const termination = cutShort ?? (exit?.code === null && exit.signal !== null ? 'signalled' : 'exited');
-      const result = resultWith(termination, exit?.code ?? null, exit?.signal ?? null);
+      childStdout?.destroy();
+      childStderr?.destroy();
+      reportStream?.destroy();
+      const outcome = exitOutcome(exit, sandbox === undefined ? undefined : reportText, cutShort);
+      if (outcome === 'sandbox_failed') {
+        void cleanUp();
+        const identity = sandbox?.identity;
+        const hint =
+          identity === undefined
+            ? ''
+            : ` (commands run as uid ${identity.uid}: the directory and the writable paths must be reachable for it; docs/shell-sandbox.md)`;
+        reject(
+          new Error(`the sandbox did not start: ${stderr.text().trim() || `exit code ${exit?.code}`}${hint}`),
+        );
+        return;
+      }
+      const result = resultWith(outcome.termination, outcome.exitCode, outcome.signal);
       // Resolve only once escaped descendants are dead, so a caller never observes a survivor.
       if (pendingSweep === undefined) {
-        resolve(result);
-        // A setsid descendant that also closed its output escapes both the group kill and the open-pipe check. The
-        // /proc sweep for the run marker costs milliseconds, so it runs after the result is out, not before.
-        void killProcessesCarrying(marker).catch(() => {});
+        // Sandboxed: the namespace died with its init, so the cgroup is empty and goes at once (synchronously: a
+        // process exiting right after must not leave it behind). Unsandboxed: a setsid descendant that also closed
+        // its output escapes both the group kill and the open-pipe check; the /proc sweep for the run marker costs
+        // milliseconds, so it runs after the result, and the record stays until it is done.
+        if (sandbox === undefined) {
+          resolve(result);
+          void killProcessesCarrying(marker)
+            .catch(() => {})
+            .finally(cleanUp);
+        } else {
+          if (!(cgroup === undefined ? true : removeEmptyShellCallCgroup(cgroup.directories))) void cleanUp();
+          else if (recordPath !== undefined) removeShellCallRecord(recordPath);
+          resolve(result);
+        }
       } else void pendingSweep.finally(() => resolve(result));
     };
 
     const killEverything = (): void => {
       if (child.pid !== undefined) killProcessGroup(child.pid);
-      pendingSweep ??= killProcessesCarrying(marker);
+      pendingSweep ??= sandbox === undefined ? killProcessesCarrying(marker).finally(cleanUp) : cleanUp();
     };
 
     const cut = (termination: ShellTermination): void => {
@@ -155,10 +233,17 @@ export function runShellCommand(options: RunShellCommandOptions): Promise<ShellC
       openStreams -= 1;
       if (openStreams === 0 && exit !== undefined) finish();
     };
-    child.stdout.on('data', (chunk: Buffer) => stdout.append(chunk));
-    child.stderr.on('data', (chunk: Buffer) => stderr.append(chunk));
-    child.stdout.on('close', onStreamClosed);
-    child.stderr.on('close', onStreamClosed);
+    // The output cap stops the producer: past it, nothing more can reach the caller, so running on only burns time.
+    const collect = (output: CappedOutput) => (chunk: Buffer) => {
+      output.append(chunk);
+      if (output.truncated && cutShort === undefined && exit === undefined) cut('signalled');
+    };
+    childStdout?.on('data', collect(stdout));
+    childStderr?.on('data', collect(stderr));
+    childStdout?.on('close', onStreamClosed);
+    childStderr?.on('close', onStreamClosed);
+    reportStream?.setEncoding('utf8').on('data', (text: string) => (reportText += text));
+    reportStream?.on('close', onStreamClosed);
 
     child.on('error', (error) => {
       if (settled) return;
@@ -167,6 +252,7 @@ export function runShellCommand(options: RunShellCommandOptions): Promise<ShellC
       clearTimeout(graceTimer);
       signal?.removeEventListener('abort', onAbort);
       if (child.pid !== undefined) killProcessGroup(child.pid);
+      void cleanUp();
       reject(error);
     });
 
@@ -174,6 +260,7 @@ export function runShellCommand(options: RunShellCommandOptions): Promise<ShellC
       exit = { code, signal: exitSignal };
       clearTimeout(deadline);
       // The interpreter is done; whatever it left running in its group goes with it, which also releases the pipes.
+      // (Sandboxed, the namespace is already gone: its init exited before bubblewrap did.)
       if (child.pid !== undefined) killProcessGroup(child.pid);
       if (openStreams === 0) {
         finish();
@@ -187,4 +274,32 @@ export function runShellCommand(options: RunShellCommandOptions): Promise<ShellC
       }, PIPE_CLOSE_GRACE_MS);
     });
   });
+}
+
+const SIGNAL_NAMES = new Map(Object.entries(constants.signals).map(([name, number]) => [number, name]));
+
+/**
+ * How the call ended. Sandboxed, the init's report (fd 3) says how the interpreter ended — bubblewrap's own exit
+ * status cannot tell `exit 137` from SIGKILL; no "started" line means bubblewrap itself failed.
+ */
+function exitOutcome(
+  exit: { code: number | null; signal: string | null } | undefined,
+  reportText: string | undefined,
+  cutShort: ShellTermination | undefined,
+): { termination: ShellTermination; exitCode: number | null; signal: string | null } | 'sandbox_failed' {
+  let code = exit?.code ?? null;
+  let exitSignal = exit?.signal ?? null;
+  if (reportText !== undefined) {
+    const report = parseSandboxReport(reportText);
+    if (!report.started && cutShort === undefined) return 'sandbox_failed';
+    if (report.exitCode !== null || report.signalNumber !== null) {
+      code = report.exitCode;
+      exitSignal =
+        report.signalNumber === null
+          ? null
+          : (SIGNAL_NAMES.get(report.signalNumber) ?? `SIG${report.signalNumber}`);
+    }
+  }
+  const termination = cutShort ?? (code === null && exitSignal !== null ? 'signalled' : 'exited');
+  return { termination, exitCode: code, signal: exitSignal };
 }
