@@ -18,7 +18,8 @@ export async function runNetCheckCommand(argv: string[], io: CliIo): Promise<num
     allowPositionals: true,
     strict: true,
   });
-  if (positionals.length !== 1) throw new UsageError('net check takes exactly one URL: toolport net check <url>');
+  if (positionals.length !== 1)
+    throw new UsageError('net check takes exactly one URL: toolport net check <url>');
   let allowlist;
   try {
     allowlist = parseOutboundAllowlist(io.env.TOOLPORT_OUTBOUND_ALLOW);

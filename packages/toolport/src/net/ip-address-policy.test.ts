@@ -79,7 +79,10 @@ describe('NET-1 address policy', () => {
 
   it('judges host names without resolving: metadata names always, localhost unless allowlisted', () => {
     expect(checkHostName('metadata.google.internal').allowed).toBe(false);
-    expect(checkHostName('METADATA.GOOGLE.INTERNAL.', compileAllowlist({ hosts: ['metadata.google.internal'] })).allowed).toBe(false);
+    expect(
+      checkHostName('METADATA.GOOGLE.INTERNAL.', compileAllowlist({ hosts: ['metadata.google.internal'] }))
+        .allowed,
+    ).toBe(false);
     expect(checkHostName('localhost').allowed).toBe(false);
     expect(checkHostName('api.localhost').allowed).toBe(false);
     expect(checkHostName('localhost', compileAllowlist({ hosts: ['localhost'] })).allowed).toBe(true);
@@ -92,12 +95,19 @@ describe('NET-1 address policy', () => {
     expect(checkOutboundAddress('::ffff:127.0.0.1', 'x', allowlisted).allowed).toBe(false);
   });
 
-  it.each(['8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808', '168.63.129.15', '192.0.1.1'])(
-    'allows the public address %s',
-    (address) => {
-      expect(checkOutboundAddress(address, 'example.test').allowed).toBe(true);
-    },
-  );
+  it.each([
+    '8.8.8.8',
+    '1.1.1.1',
+    '172.32.0.1',
+    '100.128.0.1',
+    '2606:4700:4700::1111',
+    '::ffff:8.8.8.8',
+    '64:ff9b::808:808',
+    '168.63.129.15',
+    '192.0.1.1',
+  ])('allows the public address %s', (address) => {
+    expect(checkOutboundAddress(address, 'example.test').allowed).toBe(true);
+  });
 
   it('refuses something that is not an address', () => {
     expect(checkOutboundAddress('localhost', 'localhost').allowed).toBe(false);

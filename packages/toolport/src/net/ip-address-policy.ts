@@ -82,7 +82,8 @@ interface EmbeddedIpv4 {
 export function embeddedIpv4(address: string): EmbeddedIpv4 | undefined {
   const g = ipv6Groups(address);
   const zeros = (from: number, to: number) => g.slice(from, to).every((group) => group === 0);
-  if (zeros(0, 5) && g[5] === 0xffff) return { ipv4: ipv4FromGroups(g[6]!, g[7]!), transparent: true, form: 'IPv4-mapped' };
+  if (zeros(0, 5) && g[5] === 0xffff)
+    return { ipv4: ipv4FromGroups(g[6]!, g[7]!), transparent: true, form: 'IPv4-mapped' };
   if (g[0] === 0x64 && g[1] === 0xff9b && zeros(2, 6))
     return { ipv4: ipv4FromGroups(g[6]!, g[7]!), transparent: true, form: 'NAT64' };
   // RFC 6052 /48 layout: bits 48–63 and 72–87 (bits 64–71 are the reserved "u" octet).
@@ -135,10 +136,13 @@ export function checkOutboundAddress(
   if (family === 6) {
     const embedded = embeddedIpv4(address);
     if (embedded !== undefined) {
-      if (METADATA.has(embedded.ipv4)) return { allowed: false, reason: `${embedded.form} ${METADATA_REASON}` };
+      if (METADATA.has(embedded.ipv4))
+        return { allowed: false, reason: `${embedded.form} ${METADATA_REASON}` };
       if (embedded.transparent) {
         const inner = checkOutboundAddress(embedded.ipv4, host, isAllowlisted);
-        return inner.allowed ? inner : { allowed: false, reason: `${embedded.form} ${inner.reason ?? ''}`.trim() };
+        return inner.allowed
+          ? inner
+          : { allowed: false, reason: `${embedded.form} ${inner.reason ?? ''}`.trim() };
       }
       if (isAllowlisted(address, host)) return { allowed: true };
       return { allowed: false, reason: `${embedded.form} (embeds ${embedded.ipv4})` };

@@ -24,21 +24,34 @@ export function checkOutboundUrl(text: string, isAllowlisted: AllowlistMatcher):
     return { allowed: false, kind: 'invalid', reason: 'not an absolute URL' };
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    return { allowed: false, kind: 'invalid', reason: `scheme ${url.protocol.replace(/:$/, '')} is not allowed (http and https only)`, url };
+    return {
+      allowed: false,
+      kind: 'invalid',
+      reason: `scheme ${url.protocol.replace(/:$/, '')} is not allowed (http and https only)`,
+      url,
+    };
   }
   if (url.username !== '' || url.password !== '') {
-    return { allowed: false, kind: 'invalid', reason: 'credentials in the URL (user:password@) are not allowed', url };
+    return {
+      allowed: false,
+      kind: 'invalid',
+      reason: 'credentials in the URL (user:password@) are not allowed',
+      url,
+    };
   }
-  if (url.port === '0') return { allowed: false, kind: 'invalid', reason: 'port 0 is not allowed (ports 1-65535)', url };
+  if (url.port === '0')
+    return { allowed: false, kind: 'invalid', reason: 'port 0 is not allowed (ports 1-65535)', url };
   const host = stripBrackets(url.hostname);
   if (host === '') return { allowed: false, kind: 'invalid', reason: 'no host', url };
   if (isIP(host) !== 0) {
     const verdict = checkOutboundAddress(host, host, isAllowlisted);
-    if (!verdict.allowed) return { allowed: false, kind: 'blocked', reason: verdict.reason ?? 'blocked address', url };
+    if (!verdict.allowed)
+      return { allowed: false, kind: 'blocked', reason: verdict.reason ?? 'blocked address', url };
     return { allowed: true, url, host };
   }
   const named = checkHostName(host, isAllowlisted);
-  if (!named.allowed) return { allowed: false, kind: 'blocked', reason: named.reason ?? 'blocked host name', url };
+  if (!named.allowed)
+    return { allowed: false, kind: 'blocked', reason: named.reason ?? 'blocked host name', url };
   return { allowed: true, url, host };
 }
 
@@ -84,7 +97,12 @@ export async function judgeOutboundUrl(
     return { url: text, verdict: 'allow', reason: 'address allowed', addresses: [host] };
   }
   if (resolve === undefined) {
-    return { url: text, verdict: 'allow', reason: 'host name allowed by the name rules (not resolved)', addresses: [] };
+    return {
+      url: text,
+      verdict: 'allow',
+      reason: 'host name allowed by the name rules (not resolved)',
+      addresses: [],
+    };
   }
   let resolved: readonly LookupAddress[];
   try {

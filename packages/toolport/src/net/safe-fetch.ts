@@ -178,7 +178,10 @@ export function createSafeFetch(options: SafeFetchOptions = {}): SafeFetch {
         }
       } catch (error) {
         if (timeoutSignal.aborted && !(signal?.aborted ?? false)) {
-          throw new ToolportError('timeout', `The request to ${safeDescribe(url)} took longer than ${timeoutMs} ms.`);
+          throw new ToolportError(
+            'timeout',
+            `The request to ${safeDescribe(url)} took longer than ${timeoutMs} ms.`,
+          );
         }
         throw toSafeError(error, url);
       }

@@ -5,6 +5,12 @@ import { createRepositories, type Repositories } from '../persistence/repositori
 import type { FileImageStore } from '../providers/images/file-image-store.ts';
 import { DEFAULT_OPERATOR_POLICY, type OperatorPolicy } from '../policy/operator-policy.ts';
 import { SecretCipher } from '../secrets/secret-cipher.ts';
+import { ConfigCredentials } from '../credentials/config-credentials.ts';
+import type { OutboundAllowlist } from '../net/ip-address-policy.ts';
+import { mergeOutboundAllowlists, parseOutboundAllowlist } from '../net/parse-outbound-allowlist.ts';
+import type { HostResolver } from '../net/outbound-url.ts';
+import { HttpToolService } from './http-tool-service.ts';
+import { mcpCredentialLayout } from '../mcp/mcp-server-config.ts';
 import { ApiTokenService } from './api-token-service.ts';
 import { ChatService } from './chat-service.ts';
 import { McpServerService, type McpServiceOptions } from './mcp-server-service.ts';
@@ -36,6 +42,13 @@ export interface ToolportServicesOptions {
   providerMaxRetries?: number;
   /** SPEC AUTH-2: what non-admin users may do (default: `DEFAULT_OPERATOR_POLICY`, safe for untrusted users). */
   policy?: OperatorPolicy;
+  /**
+   * NET-1's operator allowlist for HTTP tools and OpenAPI URLs (default: the MCP pool's, i.e. `TOOLPORT_OUTBOUND_ALLOW`
+   * in serve), joined with the policy's `outboundAllow`.
+   */
+  outboundAllowlist?: OutboundAllowlist;
+  /** Resolver for HTTP tools' connections (tests); the system resolver otherwise. */
+  outboundResolve?: HostResolver;
 }
 
 /** Everything the HTTP routes, the CLI and later the agent loop call, wired once over one database. */
@@ -55,13 +68,39 @@ export interface ToolportServices {
   readonly imageStore: FileImageStore | undefined;
   /** The operator policy every service enforces (frozen). */
   readonly policy: OperatorPolicy;
+  /** Users' declarative HTTP tools (HTTP-1); `httpTools.close()` on shutdown ends their connections. */
+  readonly httpTools: HttpToolService;
   /** Waits for background audit inserts; the caller closes the database. */
   flush(): Promise<void>;
 }
 
 export function createToolportServices(options: ToolportServicesOptions): ToolportServices {
   const repositories = createRepositories(options.database, options.logger);
-  const secrets = new SecretService(repositories.secrets, new SecretCipher(options.secretKey));
+  const cipher = new SecretCipher(options.secretKey);
+  const secrets = new SecretService(repositories.secrets, cipher);
+  const policy = options.policy ?? DEFAULT_OPERATOR_POLICY;
+  const configCredentials = new ConfigCredentials(cipher);
+  const httpTools = new HttpToolService({
+    repository: repositories.customTools,
+    users: repositories.users,
+    secrets,
+    credentials: configCredentials,
+    policy,
+    outboundAllowlist: mergeOutboundAllowlists(
+      options.outboundAllowlist ?? options.mcp?.outboundAllowlist,
+      parseOutboundAllowlist(policy.outboundAllow),
+    ),
+    reservedNames: () => options.registry.listEntries().map((entry) => entry.tool.definition.name),
+    ...(options.outboundResolve === undefined ? {} : { resolve: options.outboundResolve }),
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+  });
+  secrets.addRedactionSource((userId) => httpTools.literalCredentialValues(userId));
+  // SEC-1: an MCP server's literal header (and credential-like env) values are redacted like secrets.
+  secrets.addRedactionSource(async (userId) =>
+    (await repositories.mcpServers.list(userId)).flatMap((row) =>
+      configCredentials.literalValues(userId, row.config, mcpCredentialLayout(row.transport)),
+    ),
+  );
   const mcp = new McpServerService({
     ...options.mcp,
     repository: repositories.mcpServers,
@@ -69,7 +108,11 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
     reservedNames: () => options.registry.listEntries().map((entry) => entry.tool.definition.name),
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   });
-  const catalog = createToolCatalog(options.registry, [...(options.toolSources ?? []), mcp.toolSource]);
+  const catalog = createToolCatalog(options.registry, [
+    ...(options.toolSources ?? []),
+    httpTools.toolSource,
+    mcp.toolSource,
+  ]);
   const chats = new ChatService(repositories.chats, repositories.freshnessLedger);
   const providers = new ProviderConfigService({
     repository: repositories.providerConfigs,
@@ -113,7 +156,8 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
     }),
     mcp,
     imageStore: options.imageStore,
-    policy: options.policy ?? DEFAULT_OPERATOR_POLICY,
+    policy,
+    httpTools,
     flush: () => repositories.toolExecutions.flush(),
   };
 }

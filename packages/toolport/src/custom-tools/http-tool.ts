@@ -1,0 +1,106 @@
+import { isToolportError, ToolportError } from '../core/errors.ts';
+import { redactSecretsDeep, redactSecretsInText } from '../core/redact-secrets.ts';
+import {
+  MAX_TOOL_TIMEOUT_SECONDS,
+  MIN_TOOL_TIMEOUT_SECONDS,
+  TIMEOUT_SECONDS_DESCRIPTOR,
+} from '../core/settings-policy.ts';
+import type { RegistryEntry } from '../core/tool-registry.ts';
+import type { OutboundHttpClient, RegisteredTool, ToolArguments, ToolContext } from '../core/tool-types.ts';
+import { expandSecretValues } from '../credentials/redaction-forms.ts';
+import { DEFAULT_HTTP_TOOL_TIMEOUT_MS, type HttpToolConfig } from './http-tool-config.ts';
+import { renderHttpRequest, type RenderedHttpRequest } from './http-tool-request.ts';
+import { shapeHttpToolResult } from './http-tool-response.ts';
+
+/** Room for the whole JSON a `responseMapping` reads; the model still gets at most 100,000 characters. */
+const MAX_HTTP_TOOL_RESPONSE_BYTES = 5 * 1024 * 1024;
+
+export interface HttpToolEntryOptions {
+  /** The row: id and name. */
+  id: string;
+  name: string;
+  /** The validated config, credentials still sealed: what the definition shows (description, parameters). */
+  config: HttpToolConfig;
+  /** The same config with credentials decrypted, read only when a call runs. */
+  open(): HttpToolConfig;
+  /** NET-1's client: every request goes through it. */
+  client: OutboundHttpClient;
+}
+
+/** Redacts every form of the call's credentials; anything that is not our own error is replaced, never passed on. */
+export function redactHttpToolError(error: unknown, forms: readonly string[]): ToolportError {
+  if (!isToolportError(error)) {
+    return new ToolportError('execution_failed', 'The HTTP tool call failed unexpectedly.');
+  }
+  return new ToolportError(error.code, redactSecretsInText(error.message, forms), {
+    ...(error.details === undefined
+      ? {}
+      : { details: redactSecretsDeep(error.details, forms) as Record<string, unknown> }),
+  });
+}
+
+/** One call: render, send through NET-1, shape, redact. Exported for the dry run's `send: true`. */
+export async function runHttpToolCall(
+  config: HttpToolConfig,
+  args: ToolArguments,
+  context: Pick<ToolContext, 'signal' | 'services' | 'logger' | 'toolName'>,
+  client: OutboundHttpClient,
+): Promise<unknown> {
+  let rendered: RenderedHttpRequest | undefined;
+  let forms: string[] = [];
+  try {
+    rendered = await renderHttpRequest(config, args, context.services.secrets);
+    forms = expandSecretValues(rendered.credentials);
+    const response = await client.request(
+      {
+        url: rendered.url,
+        method: rendered.method,
+        headers: rendered.headers,
+        ...(rendered.body === undefined ? {} : { body: rendered.body }),
+        timeoutMs: config.timeout ?? DEFAULT_HTTP_TOOL_TIMEOUT_MS,
+        maxResponseBytes: MAX_HTTP_TOOL_RESPONSE_BYTES,
+      },
+      context.signal,
+    );
+    const target = new URL(rendered.url);
+    context.logger.debug(
+      { tool: context.toolName, method: rendered.method, host: target.host, status: response.status },
+      'HTTP tool call',
+    );
+    return redactSecretsDeep(shapeHttpToolResult(config, response), forms);
+  } catch (error) {
+    throw redactHttpToolError(error, forms);
+  }
+}
+
+function defaultTimeoutSeconds(config: HttpToolConfig): number {
+  const requestSeconds = Math.ceil((config.timeout ?? DEFAULT_HTTP_TOOL_TIMEOUT_MS) / 1000);
+  // The call's budget outlasts the request's own timeout, so the request reports its timeout first.
+  return Math.min(MAX_TOOL_TIMEOUT_SECONDS, Math.max(MIN_TOOL_TIMEOUT_SECONDS, requestSeconds + 5));
+}
+
+/** SPEC HTTP-1: a stored `type: 'http'` row as a tool of its owner. */
+export function createHttpToolEntry(options: HttpToolEntryOptions): RegistryEntry {
+  const { config } = options;
+  const timeoutSeconds = defaultTimeoutSeconds(config);
+  const tool: RegisteredTool = {
+    definition: { name: options.name, description: config.description, parameters: config.parameters },
+    settings: {
+      title: options.name,
+      description: config.description,
+      category: 'custom',
+      enabledByDefault: true,
+      canDisable: true,
+      defaultParameters: { timeoutSeconds },
+      parameterDescriptors: [{ ...TIMEOUT_SECONDS_DESCRIPTOR, default: timeoutSeconds }],
+    },
+    annotations: {
+      readOnlyHint: config.method === 'GET',
+      destructiveHint: config.method === 'DELETE',
+      idempotentHint: config.method !== 'POST' && config.method !== 'PATCH',
+      openWorldHint: true,
+    },
+    execute: (args, context) => runHttpToolCall(options.open(), args, context, options.client),
+  };
+  return { tool, source: { kind: 'http', origin: `http-tool:${options.id}` } };
+}
