@@ -72,6 +72,8 @@ function serverUrl(doc: Doc, servers: unknown, documentUrl: string | undefined):
         ? 'https'
         : ((doc.schemes as string[] | undefined)?.[0] ?? 'https');
     url = `${scheme}://${doc.host}${typeof doc.basePath === 'string' ? doc.basePath : ''}`;
+  } else if (typeof doc.openapi === 'string') {
+    url = '/'; // OpenAPI 3: no `servers` means the document's own location.
   }
   if (url === undefined) return undefined;
   try {

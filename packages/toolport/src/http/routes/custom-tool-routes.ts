@@ -29,9 +29,21 @@ function rejectShapeErrors(request: FastifyRequest): void {
   if (error === undefined) return;
   const issue = error.validation?.[0];
   const extra = issue?.params?.additionalProperty;
-  const path = `${issue?.instancePath ?? ''}${typeof extra === 'string' ? `/${extra}` : ''}`;
-  const field = path.replace(/^\//, '').replace(/\//g, '.') || 'body';
-  const message = typeof extra === 'string' ? 'is not a known field' : (issue?.message ?? error.message);
+  const missing = issue?.params?.missingProperty;
+  const child = typeof extra === 'string' ? extra : typeof missing === 'string' ? missing : undefined;
+  const path = `${issue?.instancePath ?? ''}${child === undefined ? '' : `/${child}`}`;
+  // Fields are named inside the config, as the service names them (`url`, `auth.value`).
+  const field =
+    path
+      .replace(/^\//, '')
+      .replace(/\//g, '.')
+      .replace(/^config\./, '') || 'body';
+  const message =
+    typeof extra === 'string'
+      ? 'is not a known field'
+      : typeof missing === 'string'
+        ? 'is required'
+        : (issue?.message ?? error.message);
   throw new ToolportError('validation_failed', `Invalid HTTP tool: \`${field}\` ${message}.`, {
     details: { field },
   });
