@@ -75,11 +75,25 @@ export interface ToolportServices {
 }
 
 export function createToolportServices(options: ToolportServicesOptions): ToolportServices {
-  const repositories = createRepositories(options.database, options.logger);
   const cipher = new SecretCipher(options.secretKey);
+  const configCredentials = new ConfigCredentials(cipher);
+  // HTTP-1/MCP-1: literal credentials in stored configs are sealed at rest; readers get them opened.
+  const repositories = createRepositories(options.database, options.logger, {
+    mcpServerConfigCodec: {
+      seal: (userId, transport, config) =>
+        configCredentials.seal(userId, config, mcpCredentialLayout(transport)),
+      open: (userId, transport, config) => {
+        try {
+          return configCredentials.open(userId, config, mcpCredentialLayout(transport));
+        } catch {
+          // A changed key: the row stays sealed, fails validation, and reads as a failed server (never as plaintext).
+          return config;
+        }
+      },
+    },
+  });
   const secrets = new SecretService(repositories.secrets, cipher);
   const policy = options.policy ?? DEFAULT_OPERATOR_POLICY;
-  const configCredentials = new ConfigCredentials(cipher);
   const httpTools = new HttpToolService({
     repository: repositories.customTools,
     users: repositories.users,
