@@ -11,7 +11,8 @@ import {
   type HttpToolConfig,
 } from './http-tool-config.ts';
 import {
-  placeholderNames,
+  compileText,
+  compileUrl,
   renderFormBody,
   renderHeaderValue,
   renderJsonBody,
@@ -38,77 +39,106 @@ const CONTENT_TYPES = {
   text: 'text/plain; charset=utf-8',
 } as const;
 
-/**
- * Renders a validated, opened config for one call: arguments fill their placeholders (encoded per position, one
- * pass); in headers and `auth.value` any other placeholder is the owner's secret, read through `secrets`.
- */
-export async function renderHttpRequest(
-  config: HttpToolConfig,
+export type HttpRequestRenderer = (
   args: ToolArguments,
   secrets: SecretReader | undefined,
-): Promise<RenderedHttpRequest> {
-  const parameters = parameterNames(config.parameters);
-  const argumentValue: PlaceholderValues = (name) => (parameters.has(name) ? args[name] : undefined);
-  const credentials: string[] = [];
+) => Promise<RenderedHttpRequest>;
 
-  // Secrets are looked up before rendering so substitution itself stays synchronous and single-pass.
-  const secretValues = new Map<string, string>();
-  const credentialTemplates = [
-    ...Object.entries(config.headers ?? {}),
-    ...(config.auth === undefined ? [] : [['auth.value', config.auth.value] as const]),
+/**
+ * Compiles a validated, opened config once (templates split, body kind and JSON template parsed) into the function
+ * that renders one call: arguments fill their placeholders (encoded per position, one pass); in headers and
+ * `auth.value` any other placeholder is the owner's secret, read through `secrets`.
+ */
+export function compileHttpRequest(config: HttpToolConfig): HttpRequestRenderer {
+  const parameters = parameterNames(config.parameters);
+  const url = compileUrl(config.url);
+  const plainKeys = new Set(HTTP_TOOL_CREDENTIALS.plainKeys ?? []);
+  const headers = Object.entries(config.headers ?? {}).map(([name, template]) => ({
+    name,
+    template: compileText(template),
+    literalCredential:
+      !isTemplateValue(template) && !plainKeys.has(name.toLowerCase()) ? template : undefined,
+  }));
+  const auth =
+    config.auth === undefined
+      ? undefined
+      : {
+          ...config.auth,
+          template: compileText(config.auth.value),
+          literalCredential: isTemplateValue(config.auth.value) ? undefined : config.auth.value,
+        };
+  const secretNames = [
+    ...new Set(
+      [...headers.map((header) => header.template), ...(auth === undefined ? [] : [auth.template])]
+        .flatMap((template) => template.names)
+        .filter((name) => !parameters.has(name)),
+    ),
   ];
-  for (const [where, template] of credentialTemplates) {
-    const plain = HTTP_TOOL_CREDENTIALS.plainKeys?.includes(where.toLowerCase()) ?? false;
-    if (!isTemplateValue(template) && !plain) credentials.push(template);
-    for (const name of placeholderNames(template)) {
-      if (parameters.has(name) || secretValues.has(name)) continue;
+  const kind = config.body === undefined ? undefined : bodyKind(config);
+  const jsonTemplate = kind === 'json' ? jsonBodyTemplate(config.body) : undefined;
+  const textTemplate = kind !== undefined && kind !== 'json' ? compileText(config.body as string) : undefined;
+  const declaresContentType = contentTypeOf(config.headers) !== undefined;
+
+  return async (args, secrets) => {
+    const argumentValue: PlaceholderValues = (name) => (parameters.has(name) ? args[name] : undefined);
+    const credentials: string[] = [];
+    // Secrets are looked up before rendering so substitution itself stays synchronous and single-pass.
+    const secretValues = new Map<string, string>();
+    for (const name of secretNames) {
       const value = await secrets?.getSecret(name);
       if (value === undefined) {
         throw new ToolportError(
           'not_found',
-          `The HTTP tool's ${where === 'auth.value' ? '`auth.value`' : `${where} header`} refers to the secret ` +
-            `{{${name}}}, which is not set. Add it in Settings → Secrets.`,
+          `The HTTP tool refers to the secret {{${name}}} in a header or \`auth.value\`, which is not set. Add it in ` +
+            'Settings → Secrets.',
           { details: { secret: name } },
         );
       }
       secretValues.set(name, value);
       credentials.push(value);
     }
-  }
-  const headerValue: PlaceholderValues = (name) =>
-    parameters.has(name) ? args[name] : secretValues.get(name);
+    const headerValue: PlaceholderValues = (name) =>
+      parameters.has(name) ? args[name] : secretValues.get(name);
 
-  const headers: Record<string, string> = {};
-  for (const [name, template] of Object.entries(config.headers ?? {})) {
-    const rendered = renderHeaderValue(name, template, headerValue);
-    // A header made only of an absent optional argument is left out rather than sent empty.
-    if (rendered !== '' || !isTemplateValue(template)) headers[name] = rendered;
-  }
-  if (config.auth !== undefined) {
-    const value = renderHeaderValue('authorization', config.auth.value, headerValue);
-    if (config.auth.type === 'bearer') headers.authorization = `Bearer ${value}`;
-    else if (config.auth.type === 'basic') {
-      const encoded = Buffer.from(value, 'utf8').toString('base64');
-      headers.authorization = `Basic ${encoded}`;
-      credentials.push(value);
-    } else headers[config.auth.headerName ?? DEFAULT_API_KEY_HEADER] = value;
-  }
+    const rendered: Record<string, string> = {};
+    for (const header of headers) {
+      if (header.literalCredential !== undefined) credentials.push(header.literalCredential);
+      const value = renderHeaderValue(header.name, header.template, headerValue);
+      // A header made only of an absent optional argument is left out rather than sent empty.
+      if (value !== '' || header.template.literal !== undefined) rendered[header.name] = value;
+    }
+    if (auth !== undefined) {
+      if (auth.literalCredential !== undefined) credentials.push(auth.literalCredential);
+      const value = renderHeaderValue('authorization', auth.template, headerValue);
+      if (auth.type === 'bearer') rendered.authorization = `Bearer ${value}`;
+      else if (auth.type === 'basic') {
+        rendered.authorization = `Basic ${Buffer.from(value, 'utf8').toString('base64')}`;
+        credentials.push(value);
+      } else rendered[auth.headerName ?? DEFAULT_API_KEY_HEADER] = value;
+    }
 
-  let body: string | undefined;
-  if (config.body !== undefined) {
-    const kind = bodyKind(config);
-    if (kind === 'json') body = renderJsonBody(jsonBodyTemplate(config.body), argumentValue);
-    else if (kind === 'form') body = renderFormBody(config.body as string, argumentValue);
-    else if (kind === 'xml') body = renderXmlBody(config.body as string, argumentValue);
-    else body = renderTextBody(config.body as string, argumentValue);
-    if (contentTypeOf(headers) === undefined) headers['content-type'] = CONTENT_TYPES[kind];
-  }
+    let body: string | undefined;
+    if (kind === 'json') body = renderJsonBody(jsonTemplate, argumentValue);
+    else if (kind === 'form') body = renderFormBody(textTemplate!, argumentValue);
+    else if (kind === 'xml') body = renderXmlBody(textTemplate!, argumentValue);
+    else if (kind === 'text') body = renderTextBody(textTemplate!, argumentValue);
+    if (kind !== undefined && !declaresContentType) rendered['content-type'] = CONTENT_TYPES[kind];
 
-  return {
-    method: config.method,
-    url: renderUrl(config.url, argumentValue),
-    headers,
-    body,
-    credentials: credentials.filter((value) => value.length > 0),
+    return {
+      method: config.method,
+      url: renderUrl(url, argumentValue),
+      headers: rendered,
+      body,
+      credentials: credentials.filter((value) => value.length > 0),
+    };
   };
+}
+
+/** One-off rendering (the dry run): compiles and renders. */
+export function renderHttpRequest(
+  config: HttpToolConfig,
+  args: ToolArguments,
+  secrets: SecretReader | undefined,
+): Promise<RenderedHttpRequest> {
+  return compileHttpRequest(config)(args, secrets);
 }

@@ -6,6 +6,7 @@ import type { HttpToolConfig } from './http-tool-config.ts';
 /** SPEC HTTP-1 results: a body cap in characters, and the response headers a model may see. */
 export const MAX_HTTP_TOOL_BODY_CHARACTERS = 100_000;
 const EXCERPT_CHARACTERS = 300;
+const decoder = new TextDecoder();
 const SAFE_HEADERS = new Set(['content-type', 'content-length', 'location', 'retry-after']);
 const RATE_LIMIT_HEADER = /^(?:x-)?rate-?limit-/i;
 
@@ -71,7 +72,7 @@ function mapResponse(config: HttpToolConfig, json: unknown, hasJson: boolean): R
  * status and a short excerpt.
  */
 export function shapeHttpToolResult(config: HttpToolConfig, response: OutboundHttpResponse): unknown {
-  const text = new TextDecoder().decode(response.body);
+  const text = decoder.decode(response.body);
   const contentType = Object.entries(response.headers).find(
     ([name]) => name.toLowerCase() === 'content-type',
   )?.[1];

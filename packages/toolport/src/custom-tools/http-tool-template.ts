@@ -17,6 +17,28 @@ export function wholePlaceholder(template: string): string | undefined {
   return WHOLE_PLACEHOLDER.exec(template)?.[1];
 }
 
+/** A template split once into literal text and placeholder names, so a call only joins (no regex per call). */
+export interface CompiledText {
+  parts: ReadonlyArray<string | { name: string }>;
+  names: readonly string[];
+  /** Set when the template has no placeholder. */
+  literal: string | undefined;
+}
+
+export function compileText(template: string): CompiledText {
+  const parts: Array<string | { name: string }> = [];
+  const names: string[] = [];
+  let last = 0;
+  for (const match of template.matchAll(PLACEHOLDER_PATTERN)) {
+    if (match.index > last) parts.push(template.slice(last, match.index));
+    parts.push({ name: match[1]! });
+    names.push(match[1]!);
+    last = match.index + match[0].length;
+  }
+  if (last < template.length) parts.push(template.slice(last));
+  return { parts, names, literal: names.length === 0 ? template : undefined };
+}
+
 /** Resolves a placeholder name to the value it stands for (an argument, or a secret in headers and auth). */
 export type PlaceholderValues = (name: string) => unknown;
 
@@ -35,13 +57,17 @@ function scalarText(name: string, value: unknown): string {
 }
 
 export function substitute(
-  template: string,
+  template: string | CompiledText,
   values: PlaceholderValues,
   encode: (text: string, name: string) => string,
 ): string {
-  return template.replace(PLACEHOLDER_PATTERN, (_match, name: string) =>
-    encode(scalarText(name, values(name)), name),
-  );
+  const compiled = typeof template === 'string' ? compileText(template) : template;
+  if (compiled.literal !== undefined) return compiled.literal;
+  let text = '';
+  for (const part of compiled.parts) {
+    text += typeof part === 'string' ? part : encode(scalarText(part.name, values(part.name)), part.name);
+  }
+  return text;
 }
 
 /** The URL template split where the rules differ: scheme + authority (literal), path, query, fragment. */
@@ -83,48 +109,69 @@ function isDotSegment(segment: string): boolean {
   return /^(?:\.|%2e){1,2}$/i.test(segment);
 }
 
+export interface CompiledUrl {
+  origin: string;
+  segments: readonly CompiledText[];
+  query: ReadonlyArray<{ pair: CompiledText; lone: string | undefined }> | undefined;
+  fragment: CompiledText | undefined;
+}
+
+export function compileUrl(template: string): CompiledUrl {
+  const parts = splitUrlTemplate(template);
+  if (parts === undefined) throw new ToolportError('validation_failed', 'The tool URL is not absolute.');
+  return {
+    origin: parts.origin,
+    segments: parts.path.split('/').map(compileText),
+    query: parts.query?.split('&').map((pair) => ({
+      pair: compileText(pair),
+      lone: pair.includes('=') ? wholePlaceholder(pair.slice(pair.indexOf('=') + 1)) : undefined,
+    })),
+    fragment: parts.fragment === undefined ? undefined : compileText(parts.fragment),
+  };
+}
+
+const encodeComponent = (text: string): string => encodeURIComponent(text);
+
 /**
  * The URL for one call. Each path placeholder becomes percent-encoded text inside its segment (`/`, `?`, `#`, `%`
  * encoded; a segment that would read as `.` or `..` is refused); each query placeholder an encoded value; a query pair
  * whose value is only the placeholder of an absent optional argument is left out.
  */
-export function renderUrl(template: string, values: PlaceholderValues): string {
-  const parts = splitUrlTemplate(template);
-  if (parts === undefined) throw new ToolportError('validation_failed', 'The tool URL is not absolute.');
-  const path = parts.path
-    .split('/')
-    .map((segment) => {
-      const rendered = substitute(segment, values, (text) => encodeURIComponent(text));
-      if (rendered !== segment && isDotSegment(rendered)) {
-        const name = placeholderNames(segment)[0] ?? 'path';
+export function renderUrl(template: string | CompiledUrl, values: PlaceholderValues): string {
+  const compiled = typeof template === 'string' ? compileUrl(template) : template;
+  let url = compiled.origin;
+  compiled.segments.forEach((segment, index) => {
+    const rendered = substitute(segment, values, encodeComponent);
+    if (segment.literal === undefined) {
+      const name = segment.names[0]!;
+      if (isDotSegment(rendered)) {
         throw invalidArgument(name, 'cannot be "." or ".." (it would climb out of its path segment).');
       }
-      if (rendered === '' && segment !== '') {
-        const name = placeholderNames(segment)[0] ?? 'path';
-        throw invalidArgument(name, 'is required: it fills a path segment.');
+      if (rendered === '') throw invalidArgument(name, 'is required: it fills a path segment.');
+    }
+    url += index === 0 ? rendered : `/${rendered}`;
+  });
+  if (compiled.query !== undefined) {
+    let query = '';
+    for (const { pair, lone } of compiled.query) {
+      if (lone !== undefined) {
+        const value = values(lone);
+        if (value === undefined || value === null) continue;
       }
-      return rendered;
-    })
-    .join('/');
-  let url = `${parts.origin}${path}`;
-  if (parts.query !== undefined) {
-    const pairs = parts.query
-      .split('&')
-      .filter((pair) => {
-        const value = pair.slice(pair.indexOf('=') + 1);
-        const lone = pair.includes('=') ? wholePlaceholder(value) : undefined;
-        return lone === undefined || (values(lone) !== undefined && values(lone) !== null);
-      })
-      .map((pair) => substitute(pair, values, (text) => encodeURIComponent(text)));
-    if (pairs.length > 0) url += `?${pairs.join('&')}`;
+      query += `${query === '' ? '' : '&'}${substitute(pair, values, encodeComponent)}`;
+    }
+    if (query !== '') url += `?${query}`;
   }
-  if (parts.fragment !== undefined)
-    url += `#${substitute(parts.fragment, values, (text) => encodeURIComponent(text))}`;
+  if (compiled.fragment !== undefined) url += `#${substitute(compiled.fragment, values, encodeComponent)}`;
   return url;
 }
 
 /** A header value: the substituted text must stay one line (CR, LF and NUL would split or end the header). */
-export function renderHeaderValue(header: string, template: string, values: PlaceholderValues): string {
+export function renderHeaderValue(
+  header: string,
+  template: string | CompiledText,
+  values: PlaceholderValues,
+): string {
   const rendered = substitute(template, values, (text, name) => {
     if (/[\r\n\0]/.test(text)) {
       throw invalidArgument(name, `cannot contain line breaks: it is sent in the ${header} header.`);
@@ -174,7 +221,7 @@ function formEncode(text: string): string {
 }
 
 /** `a={{x}}&b=literal`: each placeholder form-encoded (so `&` and `=` in a value cannot add fields). */
-export function renderFormBody(template: string, values: PlaceholderValues): string {
+export function renderFormBody(template: string | CompiledText, values: PlaceholderValues): string {
   return substitute(template, values, (text) => formEncode(text));
 }
 
@@ -186,12 +233,12 @@ const XML_ESCAPES: Record<string, string> = {
   "'": '&apos;',
 };
 
-export function renderXmlBody(template: string, values: PlaceholderValues): string {
+export function renderXmlBody(template: string | CompiledText, values: PlaceholderValues): string {
   return substitute(template, values, (text) =>
     text.replace(/[&<>"']/g, (character) => XML_ESCAPES[character]!),
   );
 }
 
-export function renderTextBody(template: string, values: PlaceholderValues): string {
+export function renderTextBody(template: string | CompiledText, values: PlaceholderValues): string {
   return substitute(template, values, (text) => text);
 }

@@ -6,10 +6,20 @@ import {
   TIMEOUT_SECONDS_DESCRIPTOR,
 } from '../core/settings-policy.ts';
 import type { RegistryEntry } from '../core/tool-registry.ts';
-import type { OutboundHttpClient, RegisteredTool, ToolArguments, ToolContext } from '../core/tool-types.ts';
-import { expandSecretValues } from '../credentials/redaction-forms.ts';
+import type {
+  OutboundHttpClient,
+  RegisteredTool,
+  SecretReader,
+  ToolArguments,
+  ToolContext,
+} from '../core/tool-types.ts';
+import { expandSecretValues, redactDeepIfPresent } from '../credentials/redaction-forms.ts';
 import { DEFAULT_HTTP_TOOL_TIMEOUT_MS, type HttpToolConfig } from './http-tool-config.ts';
-import { renderHttpRequest, type RenderedHttpRequest } from './http-tool-request.ts';
+import {
+  compileHttpRequest,
+  type HttpRequestRenderer,
+  type RenderedHttpRequest,
+} from './http-tool-request.ts';
 import { shapeHttpToolResult } from './http-tool-response.ts';
 
 /** Room for the whole JSON a `responseMapping` reads; the model still gets at most 100,000 characters. */
@@ -39,9 +49,38 @@ export function redactHttpToolError(error: unknown, forms: readonly string[]): T
   });
 }
 
+/**
+ * A reader lives for one runtime (a turn, an API call, an MCP session's listing): the secrets it resolved are kept for
+ * that lifetime, so repeated calls do not decrypt and query the same row each time.
+ */
+const secretCaches = new WeakMap<SecretReader, Map<string, Promise<string | undefined>>>();
+
+function cachingReader(reader: SecretReader | undefined): SecretReader | undefined {
+  if (reader === undefined) return undefined;
+  let cache = secretCaches.get(reader);
+  if (cache === undefined) secretCaches.set(reader, (cache = new Map()));
+  const values = cache;
+  return {
+    getSecret: (name) => {
+      let value = values.get(name);
+      if (value === undefined) {
+        value = reader.getSecret(name);
+        values.set(name, value);
+        // A missing secret or a failed lookup is not remembered: the next call asks again.
+        value.then(
+          (found) => found === undefined && values.delete(name),
+          () => values.delete(name),
+        );
+      }
+      return value;
+    },
+  };
+}
+
 /** One call: render, send through NET-1, shape, redact. Exported for the dry run's `send: true`. */
 export async function runHttpToolCall(
   config: HttpToolConfig,
+  render: HttpRequestRenderer,
   args: ToolArguments,
   context: Pick<ToolContext, 'signal' | 'services' | 'logger' | 'toolName'>,
   client: OutboundHttpClient,
@@ -49,7 +88,7 @@ export async function runHttpToolCall(
   let rendered: RenderedHttpRequest | undefined;
   let forms: string[] = [];
   try {
-    rendered = await renderHttpRequest(config, args, context.services.secrets);
+    rendered = await render(args, cachingReader(context.services.secrets));
     forms = expandSecretValues(rendered.credentials);
     const response = await client.request(
       {
@@ -67,7 +106,9 @@ export async function runHttpToolCall(
       { tool: context.toolName, method: rendered.method, host: target.host, status: response.status },
       'HTTP tool call',
     );
-    return redactSecretsDeep(shapeHttpToolResult(config, response), forms);
+    // executeTool redacts with the reader's values too; this pass also covers values composed for this request
+    // (Basic's whole `user:password`) and hosts whose reader cannot list secrets.
+    return redactDeepIfPresent(shapeHttpToolResult(config, response), forms);
   } catch (error) {
     throw redactHttpToolError(error, forms);
   }
@@ -83,6 +124,7 @@ function defaultTimeoutSeconds(config: HttpToolConfig): number {
 export function createHttpToolEntry(options: HttpToolEntryOptions): RegistryEntry {
   const { config } = options;
   const timeoutSeconds = defaultTimeoutSeconds(config);
+  let compiled: { config: HttpToolConfig; render: HttpRequestRenderer } | undefined;
   const tool: RegisteredTool = {
     definition: { name: options.name, description: config.description, parameters: config.parameters },
     settings: {
@@ -100,7 +142,14 @@ export function createHttpToolEntry(options: HttpToolEntryOptions): RegistryEntr
       idempotentHint: config.method !== 'POST' && config.method !== 'PATCH',
       openWorldHint: true,
     },
-    execute: (args, context) => runHttpToolCall(options.open(), args, context, options.client),
+    execute: (args, context) => {
+      // Opened and compiled on the first call of this listing (a runtime), then reused.
+      if (compiled === undefined) {
+        const opened = options.open();
+        compiled = { config: opened, render: compileHttpRequest(opened) };
+      }
+      return runHttpToolCall(compiled.config, compiled.render, args, context, options.client);
+    },
   };
   return { tool, source: { kind: 'http', origin: `http-tool:${options.id}` } };
 }

@@ -39,6 +39,10 @@ function compileRows(rows: readonly RangeRow[], family: 'ipv4' | 'ipv6') {
 
 const IPV4_ROWS = compileRows(SPECIAL_PURPOSE_IPV4, 'ipv4');
 const IPV6_ROWS = compileRows(SPECIAL_PURPOSE_IPV6, 'ipv6');
+// One list for the common question "is it special at all?"; the per-row lists only name the reason.
+const ANY_SPECIAL = new BlockList();
+for (const [network, prefix] of SPECIAL_PURPOSE_IPV4) ANY_SPECIAL.addSubnet(network, prefix, 'ipv4');
+for (const [network, prefix] of SPECIAL_PURPOSE_IPV6) ANY_SPECIAL.addSubnet(network, prefix, 'ipv6');
 const METADATA = new Set(METADATA_ADDRESSES.map((address) => expandIpv6OrSelf(address)));
 const METADATA_NAMES = new Set(METADATA_HOST_NAMES);
 
@@ -148,12 +152,12 @@ export function checkOutboundAddress(
       return { allowed: false, reason: `${embedded.form} (embeds ${embedded.ipv4})` };
     }
   }
-  const rows = family === 6 ? IPV6_ROWS : IPV4_ROWS;
   const familyName = family === 6 ? 'ipv6' : 'ipv4';
-  const row = rows.find(({ list }) => list.check(address, familyName));
-  if (row === undefined) return { allowed: true };
+  if (!ANY_SPECIAL.check(address, familyName)) return { allowed: true };
   if (isAllowlisted(address, host)) return { allowed: true };
-  return { allowed: false, reason: row.reason };
+  const rows = family === 6 ? IPV6_ROWS : IPV4_ROWS;
+  const row = rows.find(({ list }) => list.check(address, familyName));
+  return row === undefined ? { allowed: true } : { allowed: false, reason: row.reason };
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { Agent, fetch as undiciFetch, type Dispatcher } from 'undici';
+import { DeadlineScheduler } from '../core/deadline-scheduler.ts';
 import { ToolportError } from '../core/errors.ts';
 import type { OutboundHttpClient, OutboundHttpRequest, OutboundHttpResponse } from '../core/tool-types.ts';
 import { checkOutboundAddress, compileAllowlist, type OutboundAllowlist } from './ip-address-policy.ts';
@@ -27,6 +28,7 @@ export interface SafeFetchOptions {
 export const DEFAULT_OUTBOUND_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_RESPONSE_BYTES = 5 * 1024 * 1024;
 export const DEFAULT_MAX_REDIRECTS = 5;
+const deadlines = new DeadlineScheduler();
 
 function blocked(host: string, address: string, reason: string): ToolportError {
   return new ToolportError(
@@ -132,8 +134,18 @@ export function createSafeFetch(options: SafeFetchOptions = {}): SafeFetch {
       const timeoutMs = request.timeoutMs ?? options.defaultTimeoutMs ?? DEFAULT_OUTBOUND_TIMEOUT_MS;
       const maxBytes =
         request.maxResponseBytes ?? options.defaultMaxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-      const timeoutSignal = AbortSignal.timeout(timeoutMs);
-      const combined = signal === undefined ? timeoutSignal : AbortSignal.any([signal, timeoutSignal]);
+      // One AbortController and a shared deadline scheduler, not AbortSignal.timeout + AbortSignal.any per request:
+      // those two cost more than the loopback request itself.
+      const controller = new AbortController();
+      let timedOut = false;
+      const deadline = deadlines.schedule(timeoutMs, () => {
+        timedOut = true;
+        controller.abort(new Error('timeout'));
+      });
+      const forwardAbort = (): void => controller.abort(signal?.reason);
+      if (signal?.aborted === true) forwardAbort();
+      else signal?.addEventListener('abort', forwardAbort, { once: true });
+      const combined = controller.signal;
       let url = request.url;
       let method = (request.method ?? 'GET').toUpperCase();
       let headers = request.headers;
@@ -177,13 +189,16 @@ export function createSafeFetch(options: SafeFetchOptions = {}): SafeFetch {
           };
         }
       } catch (error) {
-        if (timeoutSignal.aborted && !(signal?.aborted ?? false)) {
+        if (timedOut && !(signal?.aborted ?? false)) {
           throw new ToolportError(
             'timeout',
             `The request to ${safeDescribe(url)} took longer than ${timeoutMs} ms.`,
           );
         }
         throw toSafeError(error, url);
+      } finally {
+        deadlines.cancel(deadline);
+        signal?.removeEventListener('abort', forwardAbort);
       }
     },
   };
@@ -202,25 +217,38 @@ export function createSafeFetch(options: SafeFetchOptions = {}): SafeFetch {
   };
 }
 
-async function readCapped(
+function readCapped(
   body: Dispatcher.ResponseData['body'],
   maxBytes: number,
 ): Promise<{ bytes: Uint8Array; truncated: boolean }> {
-  const chunks: Buffer[] = [];
-  let received = 0;
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    const room = maxBytes - received;
-    if (chunk.byteLength > room) {
-      // Stop at the cap even if the server keeps sending: never buffer past it.
-      chunks.push(chunk.subarray(0, room));
-      received += room;
-      discard(body);
-      return { bytes: Buffer.concat(chunks, received), truncated: true };
-    }
-    chunks.push(chunk);
-    received += chunk.byteLength;
-  }
-  return { bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received), truncated: false };
+  // Event-driven rather than `for await`: the async iterator costs more than a small loopback response itself.
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let received = 0;
+    const onData = (chunk: Buffer): void => {
+      const room = maxBytes - received;
+      if (chunk.byteLength > room) {
+        // Stop at the cap even if the server keeps sending: never buffer past it.
+        chunks.push(chunk.subarray(0, room));
+        received += room;
+        body.off('data', onData);
+        body.off('end', onEnd);
+        discard(body);
+        resolve({ bytes: Buffer.concat(chunks, received), truncated: true });
+        return;
+      }
+      chunks.push(chunk);
+      received += chunk.byteLength;
+    };
+    const onEnd = (): void =>
+      resolve({
+        bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received),
+        truncated: false,
+      });
+    body.on('data', onData);
+    body.once('end', onEnd);
+    body.once('error', reject);
+  });
 }
 
 /** Closes a body we will not read; the stream's abort error has nobody to reach and must not go uncaught. */

@@ -2,7 +2,6 @@ import { ToolportError } from '../core/errors.ts';
 import type { SecretReader } from '../core/tool-types.ts';
 import type { SecretMetadata, SecretRepository } from '../persistence/repositories/secret-repository.ts';
 import type { SecretCipher } from '../secrets/secret-cipher.ts';
-import { expandSecretValues } from '../credentials/redaction-forms.ts';
 
 /** Credentials that live outside the secrets table (literal values in stored configs), redacted like secrets. */
 export type ExtraSecretValues = (userId: string) => Promise<readonly string[]>;
@@ -70,8 +69,7 @@ export class SecretService {
             }),
           ),
           ...this.#extraValues.map((source) => source(userId)),
-          // SEC-1: every spelling an upstream could echo back (Base64, percent, JSON, Basic's password alone).
-        ]).then((lists) => expandSecretValues(lists.flat()));
+        ]).then((lists) => lists.flat());
         return allValues;
       },
     };
