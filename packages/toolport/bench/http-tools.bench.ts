@@ -66,7 +66,9 @@ const runtime = await services.toolRuntime.getEnabledToolRuntime(user);
 const plainAgent = new Agent();
 // The same tool and executeTool with the audit trail in memory: toolport's own cost without a SQLite insert per call
 // (the database recorder is shared by every tool, built-ins included).
-const entry = (await services.catalog.listExtra(user.id)).find((candidate) => candidate.tool.definition.name === 'get_item')!;
+const entry = (await services.catalog.listExtra(user.id)).find(
+  (candidate) => candidate.tool.definition.name === 'get_item',
+)!;
 const memoryEnvironment = {
   registry: { get: (name: string) => (name === 'get_item' ? entry.tool : undefined) },
   recorder: new InMemoryExecutionRecorder(),
@@ -92,7 +94,10 @@ const viaUndici = async (): Promise<void> => {
   await response.body.json();
 };
 
-async function measure(run: () => Promise<void>, calls: number): Promise<{ elapsedMs: number; latencies: number[] }> {
+async function measure(
+  run: () => Promise<void>,
+  calls: number,
+): Promise<{ elapsedMs: number; latencies: number[] }> {
   const latencies: number[] = [];
   const started = performance.now();
   for (let index = 0; index < calls; index += 1) {
@@ -107,7 +112,8 @@ function percentile(sorted: number[], fraction: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))]!;
 }
 
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const median = (values: number[]): number =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 await measure(viaTool, WARMUP);
 await measure(viaToolMemoryAudit, WARMUP);
@@ -135,7 +141,9 @@ for (let round = 0; round < ROUNDS; round += 1) {
 process.stdout.write(
   `${ROUNDS} interleaved rounds × ${CALLS_PER_ROUND} sequential calls each, upstream in its own process on 127.0.0.2\n`,
 );
-process.stdout.write('| subject | calls/s (median round) | p50 ms | p99 ms |\n| --- | ---: | ---: | ---: |\n');
+process.stdout.write(
+  '| subject | calls/s (median round) | p50 ms | p99 ms |\n| --- | ---: | ---: | ---: |\n',
+);
 for (const [label, { rates, latencies }] of results) {
   const sorted = [...latencies].sort((a, b) => a - b);
   process.stdout.write(
