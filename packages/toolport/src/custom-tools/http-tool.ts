@@ -101,9 +101,14 @@ export async function runHttpToolCall(
       },
       context.signal,
     );
-    const target = new URL(rendered.url);
+    // The host only: paths and queries carry arguments, which may be personal data.
     context.logger.debug(
-      { tool: context.toolName, method: rendered.method, host: target.host, status: response.status },
+      {
+        tool: context.toolName,
+        method: rendered.method,
+        host: hostOf(rendered.url),
+        status: response.status,
+      },
       'HTTP tool call',
     );
     // executeTool redacts with the reader's values too; this pass also covers values composed for this request
@@ -112,6 +117,12 @@ export async function runHttpToolCall(
   } catch (error) {
     throw redactHttpToolError(error, forms);
   }
+}
+
+function hostOf(url: string): string {
+  const start = url.indexOf('//') + 2;
+  const end = url.slice(start).search(/[/?#]/);
+  return end === -1 ? url.slice(start) : url.slice(start, start + end);
 }
 
 function defaultTimeoutSeconds(config: HttpToolConfig): number {

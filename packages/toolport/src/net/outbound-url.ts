@@ -4,6 +4,7 @@ import {
   checkHostName,
   checkOutboundAddress,
   stripBrackets,
+  type AddressVerdict,
   type AllowlistMatcher,
 } from './ip-address-policy.ts';
 
@@ -16,7 +17,13 @@ export type UrlShapeVerdict =
   | { allowed: true; url: URL; host: string }
   | { allowed: false; reason: string; kind: 'invalid' | 'blocked'; url?: URL };
 
-export function checkOutboundUrl(text: string, isAllowlisted: AllowlistMatcher): UrlShapeVerdict {
+export type AddressCheck = (address: string, host: string, isAllowlisted: AllowlistMatcher) => AddressVerdict;
+
+export function checkOutboundUrl(
+  text: string,
+  isAllowlisted: AllowlistMatcher,
+  checkAddress: AddressCheck = checkOutboundAddress,
+): UrlShapeVerdict {
   let url: URL;
   try {
     url = new URL(text);
@@ -44,7 +51,7 @@ export function checkOutboundUrl(text: string, isAllowlisted: AllowlistMatcher):
   const host = stripBrackets(url.hostname);
   if (host === '') return { allowed: false, kind: 'invalid', reason: 'no host', url };
   if (isIP(host) !== 0) {
-    const verdict = checkOutboundAddress(host, host, isAllowlisted);
+    const verdict = checkAddress(host, host, isAllowlisted);
     if (!verdict.allowed)
       return { allowed: false, kind: 'blocked', reason: verdict.reason ?? 'blocked address', url };
     return { allowed: true, url, host };

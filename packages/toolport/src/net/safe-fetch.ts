@@ -4,7 +4,12 @@ import { Agent, fetch as undiciFetch, type Dispatcher } from 'undici';
 import { DeadlineScheduler } from '../core/deadline-scheduler.ts';
 import { ToolportError } from '../core/errors.ts';
 import type { OutboundHttpClient, OutboundHttpRequest, OutboundHttpResponse } from '../core/tool-types.ts';
-import { checkOutboundAddress, compileAllowlist, type OutboundAllowlist } from './ip-address-policy.ts';
+import {
+  checkOutboundAddress,
+  compileAllowlist,
+  type AddressVerdict,
+  type OutboundAllowlist,
+} from './ip-address-policy.ts';
 import { checkOutboundUrl, describeUrl, systemResolve, type HostResolver } from './outbound-url.ts';
 import { planRedirect } from './redirect-plan.ts';
 
@@ -29,6 +34,7 @@ export const DEFAULT_OUTBOUND_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_RESPONSE_BYTES = 5 * 1024 * 1024;
 export const DEFAULT_MAX_REDIRECTS = 5;
 const deadlines = new DeadlineScheduler();
+const MAX_REMEMBERED_VERDICTS = 4096;
 
 function blocked(host: string, address: string, reason: string): ToolportError {
   return new ToolportError(
@@ -63,7 +69,7 @@ export function createSafeFetch(options: SafeFetchOptions = {}): SafeFetch {
           lookupOptions.family === 4 || lookupOptions.family === 6 ? lookupOptions.family : undefined;
         const candidates = addresses.filter((entry) => wanted === undefined || entry.family === wanted);
         for (const entry of candidates) {
-          const verdict = checkOutboundAddress(entry.address, hostname, isAllowlisted);
+          const verdict = checkAddress(entry.address, hostname);
           // One blocked address fails the whole host: a name that resolves to a public and a private address is a
           // classic rebinding setup.
           if (!verdict.allowed)
@@ -82,8 +88,22 @@ export function createSafeFetch(options: SafeFetchOptions = {}): SafeFetch {
 
   const dispatcher: Dispatcher = new Agent({ connect: { lookup: guardedLookup } });
 
+  // Verdicts depend only on (address, host) and this client's allowlist: remembered, bounded (a tool calls the same
+  // few hosts again and again; BlockList lookups cost more than the rest of a request's bookkeeping).
+  const verdicts = new Map<string, AddressVerdict>();
+  const checkAddress = (address: string, host: string): AddressVerdict => {
+    const key = `${address}\u0000${host}`;
+    let verdict = verdicts.get(key);
+    if (verdict === undefined) {
+      verdict = checkOutboundAddress(address, host, isAllowlisted);
+      if (verdicts.size >= MAX_REMEMBERED_VERDICTS) verdicts.clear();
+      verdicts.set(key, verdict);
+    }
+    return verdict;
+  };
+
   const assertUrlAllowed = (text: string): URL => {
-    const verdict = checkOutboundUrl(text, isAllowlisted);
+    const verdict = checkOutboundUrl(text, isAllowlisted, checkAddress);
     if (verdict.allowed) return verdict.url;
     if (verdict.kind === 'blocked' && verdict.url !== undefined) {
       const host = verdict.url.hostname.replace(/^\[|\]$/g, '');
