@@ -210,7 +210,21 @@ export class HttpToolService {
       changes.name === undefined && changes.config === undefined && changes.enabled === false;
     // Turning a tool off is always allowed (a policy that tightened must not trap users with enabled tools).
     if (!onlyDisables) this.assertAllowed(caller, 'change or enable');
-    if (changes.name !== undefined) this.#assertName(changes.name);
+    if (changes.name !== undefined) {
+      this.#assertName(changes.name);
+      const clash = (await this.#options.repository.list(caller.id)).find(
+        (record) => record.name === changes.name && record.id !== current.id,
+      );
+      if (clash !== undefined) {
+        throw new ToolportError(
+          'conflict',
+          `You already have a tool named ${JSON.stringify(changes.name)}.`,
+          {
+            details: { name: changes.name },
+          },
+        );
+      }
+    }
     if (changes.enabled !== undefined && typeof changes.enabled !== 'boolean') {
       throw new ToolportError('validation_failed', 'Invalid HTTP tool: `enabled` must be true or false.', {
         details: { field: 'enabled' },

@@ -443,6 +443,8 @@ describe.each(TEST_ENGINES)('HTTP-1 HTTP tools through the real API on %s', (eng
     });
     await execute(alice, 'patchable', {});
     expect(upstream.received.at(-1)!.headers['x-api-key']).toBe(LITERAL_KEY);
+    expect((await call('PATCH', url, alice, { name: 'lookup_item' })).status).toBe(409);
+    expect((await call('PATCH', url, alice, { name: 'always_on' })).status).toBe(409);
     await call('PATCH', url, alice, {
       config: { auth: { type: 'api-key', value: 'replacement-key-77', headerName: 'X-API-Key' } },
     });
