@@ -79,6 +79,7 @@ export async function openStoredMcpRuntime(
       runtime,
       close: async () => {
         await services.mcp.close();
+        await services.httpTools.close();
         await services.flush();
         await database.close();
       },

@@ -89,6 +89,7 @@ function invalidName(name: unknown): ToolportError {
 export class HttpToolService {
   readonly #options: HttpToolServiceOptions;
   readonly #safeFetch: SafeFetch;
+  #closing: Promise<void> | undefined;
 
   constructor(options: HttpToolServiceOptions) {
     this.#options = options;
@@ -355,7 +356,9 @@ export class HttpToolService {
     return entries;
   };
 
+  /** Ends the idle keep-alive connections (shutdown); safe to call more than once. */
   close(): Promise<void> {
-    return this.#safeFetch.close();
+    this.#closing ??= this.#safeFetch.close();
+    return this.#closing;
   }
 }
