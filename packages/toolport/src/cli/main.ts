@@ -43,6 +43,7 @@ const COMMANDS: Record<string, CommandHandler> = {
     (await import('./serve-command.ts')).runServeCommand(argv, io, signal, {
       registry: registerBuiltinTools(defaultToolRegistry),
     }),
+  'net check': async (argv, io) => (await import('./net-check-command.ts')).runNetCheckCommand(argv, io),
   'user create': async (argv, io) =>
     (await import('./user-create-command.ts')).runUserCreateCommand(argv, io),
 };

@@ -113,6 +113,7 @@ export async function openStoredServices(
     database,
     close: async () => {
       await services.mcp.close();
+      await services.httpTools.close();
       await services.providers.close();
       await services.flush();
       await database.close();

@@ -205,9 +205,10 @@ async function serve(
   signal.removeEventListener('abort', stop);
   server.log.info('shutting down: finishing in-flight requests, aborting tools');
   await server.close();
-  // Every user's MCP connection and stdio child ends with the server.
+  // Every user's MCP connection and stdio child ends with the server, and so do HTTP tools' idle connections.
   await services.mcp.close();
   await services.providers.close();
+  await services.httpTools.close();
   await services.flush();
   await outbound.close();
   await database.close();

@@ -4,9 +4,9 @@ import type { RegisteredTool } from './tool-types.ts';
 /** The strictest provider rule for tool names (OpenAI, Anthropic, Gemini all accept this set). */
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 
-export type ToolSourceKind = 'builtin' | 'custom' | 'mcp' | 'agent';
+export type ToolSourceKind = 'builtin' | 'custom' | 'mcp' | 'agent' | 'http';
 
-/** Where a tool came from: a built-in, a custom-tool file (or config row), or an MCP server. */
+/** Where a tool came from: a built-in, a custom-tool file (or config row), an MCP server, or an HTTP tool row. */
 export interface ToolSource {
   kind: ToolSourceKind;
   /** The file, config id or server that defined it; named in duplicate errors. */

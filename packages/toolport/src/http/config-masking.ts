@@ -1,46 +1,30 @@
+import {
+  maskCredentials,
+  mergeCredentials,
+  type CredentialLayout,
+} from '../credentials/config-credentials.ts';
+
+export { MASK } from '../credentials/config-credentials.ts';
+
 /**
- * Stored configuration may carry credentials (an HTTP tool's `auth.value`, an MCP server's headers and env). They are
- * write-only like secrets (seed 003 "Exposição secreta"): responses show MASK, and a MASK sent back in an update
- * keeps the stored value instead of overwriting it.
+ * For a stored row that no longer parses as its kind's config (so its own layout cannot be trusted): every value
+ * that could be a credential — `auth.value`, `headers.*`, `env.*` — masked. Valid rows use their kind's layout
+ * (`HTTP_TOOL_CREDENTIALS`, `mcpCredentialLayout`) through `credentials/config-credentials.ts`.
  */
-export const MASK = '***';
+const ANY_CREDENTIALS: CredentialLayout = {
+  kind: 'config',
+  values: [['auth', 'value']],
+  maps: ['headers', 'env'],
+};
 
-type Config = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Config {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+export function maskConfig(config: Record<string, unknown>): Record<string, unknown> {
+  return maskCredentials(config, ANY_CREDENTIALS);
 }
 
-/** Paths of credential-bearing values: `auth.value`, every `headers.*` and `env.*`. */
-function maskRecord(config: Config): Config {
-  const masked: Config = { ...config };
-  if (isRecord(masked.auth) && typeof masked.auth.value === 'string')
-    masked.auth = { ...masked.auth, value: MASK };
-  for (const key of ['headers', 'env']) {
-    const section = masked[key];
-    if (isRecord(section)) masked[key] = Object.fromEntries(Object.keys(section).map((name) => [name, MASK]));
-  }
-  return masked;
-}
-
-export function maskConfig(config: Config): Config {
-  return maskRecord(config);
-}
-
-/** `stored` spread with `changes`, where a masked value in `changes` keeps the stored one. */
-export function mergeConfig(stored: Config, changes: Config): Config {
-  const merged: Config = { ...stored, ...changes };
-  if (isRecord(changes.auth) && changes.auth.value === MASK && isRecord(stored.auth)) {
-    merged.auth = { ...changes.auth, value: stored.auth.value };
-  }
-  for (const key of ['headers', 'env']) {
-    const incoming = changes[key];
-    const previous = stored[key];
-    if (isRecord(incoming) && isRecord(previous)) {
-      merged[key] = Object.fromEntries(
-        Object.entries(incoming).map(([name, value]) => [name, value === MASK ? previous[name] : value]),
-      );
-    }
-  }
-  return merged;
+/** `stored` spread with `changes`, where `***` in a credential slot of `changes` keeps the stored value. */
+export function mergeConfig(
+  stored: Record<string, unknown>,
+  changes: Record<string, unknown>,
+): Record<string, unknown> {
+  return mergeCredentials(stored, changes, ANY_CREDENTIALS);
 }

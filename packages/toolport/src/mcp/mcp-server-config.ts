@@ -1,4 +1,9 @@
 import { ToolportError } from '../core/errors.ts';
+import {
+  maskCredentials,
+  restoreMaskedCredentials,
+  type CredentialLayout,
+} from '../credentials/config-credentials.ts';
 
 /**
  * A user's MCP server (SPEC MCP-1, Settings → MCP). Plain data, stored as JSON by the persistence layer. Header and
@@ -185,31 +190,25 @@ export function parseMcpServerConfig(input: unknown): McpServerConfig {
   throw invalid('transport', 'must be "stdio" or "http".');
 }
 
-function maskValues(values: Record<string, string> | undefined): Record<string, string> | undefined {
-  if (values === undefined) return undefined;
-  return Object.fromEntries(Object.keys(values).map((name) => [name, REDACTED_VALUE]));
+/** Where an MCP server config keeps credentials: every header (remote) or environment (stdio) value. */
+export function mcpCredentialLayout(transport: McpServerConfig['transport'] | string): CredentialLayout {
+  return transport === 'stdio'
+    ? { kind: 'mcp-server', values: [], maps: ['env'], redactedKeys: CREDENTIAL_LIKE_ENV_NAME }
+    : { kind: 'mcp-server', values: [], maps: ['headers'] };
 }
 
-/** What a GET returns: header and environment values replaced by `***` (names stay, so the UI can list them). */
+/** Environment names that carry credentials; their literal values are redacted from every result. */
+const CREDENTIAL_LIKE_ENV_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|AUTH|CREDENTIAL|PRIVATE|COOKIE|SESSION/i;
+
+/**
+ * What a GET returns: literal header and environment values replaced by `***`, `{{SECRET}}` references shown as
+ * written (names stay, so the UI can list them). One implementation for every config: `credentials/`.
+ */
 export function redactMcpServerConfig(config: McpServerConfig): McpServerConfig {
-  if (config.transport === 'stdio') {
-    const env = maskValues(config.env);
-    return { ...config, ...(env === undefined ? {} : { env }) };
-  }
-  const headers = maskValues(config.headers);
-  return { ...config, ...(headers === undefined ? {} : { headers }) };
-}
-
-function keepStoredValues(
-  next: Record<string, string> | undefined,
-  stored: Record<string, string> | undefined,
-): Record<string, string> | undefined {
-  if (next === undefined) return undefined;
-  const merged: Record<string, string> = {};
-  for (const [name, value] of Object.entries(next)) {
-    merged[name] = value === REDACTED_VALUE && stored?.[name] !== undefined ? stored[name] : value;
-  }
-  return merged;
+  return maskCredentials(
+    config as unknown as Record<string, unknown>,
+    mcpCredentialLayout(config.transport),
+  ) as unknown as McpServerConfig;
 }
 
 /**
@@ -217,12 +216,14 @@ function keepStoredValues(
  * value, so the UI can edit other fields without ever having seen the secret.
  */
 export function applyRedactedValues(next: McpServerConfig, stored: McpServerConfig): McpServerConfig {
-  if (next.transport === 'stdio') {
-    const env = keepStoredValues(next.env, stored.transport === 'stdio' ? stored.env : undefined);
-    return { ...next, ...(env === undefined ? {} : { env }) };
-  }
-  const headers = keepStoredValues(next.headers, stored.transport === 'http' ? stored.headers : undefined);
-  return { ...next, ...(headers === undefined ? {} : { headers }) };
+  const layout = mcpCredentialLayout(next.transport);
+  const previous =
+    stored.transport === next.transport ? stored : { ...stored, headers: undefined, env: undefined };
+  return restoreMaskedCredentials(
+    next as unknown as Record<string, unknown>,
+    previous as unknown as Record<string, unknown>,
+    layout,
+  ) as unknown as McpServerConfig;
 }
 
 export function getMcpCallTimeoutMs(config: McpServerConfig): number {

@@ -23,3 +23,13 @@ export function parseOutboundAllowlist(text: string | undefined): OutboundAllowl
   }
   return allowlist;
 }
+
+/** One allowlist from several (the environment's and the policy's), for the one client. */
+export function mergeOutboundAllowlists(
+  ...lists: ReadonlyArray<OutboundAllowlist | undefined>
+): OutboundAllowlist {
+  return {
+    hosts: lists.flatMap((list) => list?.hosts ?? []),
+    cidrs: lists.flatMap((list) => list?.cidrs ?? []),
+  };
+}

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isToolportError } from '../core/errors.ts';
+import { EnvHttpProxyAgent, getGlobalDispatcher, setGlobalDispatcher } from 'undici';
 import { createSafeFetch } from './safe-fetch.ts';
 
 // Every server here listens on loopback; the guard is what must refuse them unless allowlisted.
@@ -52,6 +53,14 @@ describe('NET-1 safe fetch', () => {
         response.writeHead(302, { location: `http://127.0.0.2:${other.port}/stolen` }).end();
       } else if (request.url === '/redirect-in') {
         response.writeHead(301, { location: '/final' }).end();
+      } else if (request.url === '/see-other') {
+        response.writeHead(303, { location: '/after-post' }).end();
+      } else if (request.url === '/keep-post-cross-origin') {
+        response.writeHead(307, { location: `http://127.0.0.2:${other.port}/got-body` }).end();
+      } else if (request.url === '/to-metadata') {
+        response.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' }).end();
+      } else if (request.url === '/after-post') {
+        response.end(`${request.method ?? ''} /after-post`);
       } else if (request.url === '/loop') {
         response.writeHead(302, { location: '/loop' }).end();
       } else if (request.url === '/big') {
@@ -168,6 +177,74 @@ describe('NET-1 safe fetch', () => {
   it('refuses schemes other than http and https', async () => {
     const { client } = createSafeFetch();
     expect((await errorOf(client.request({ url: 'file:///etc/passwd' }))).code).toBe('validation_failed');
+  });
+
+  it('refuses userinfo and port 0 by its own check, before undici, without repeating the credentials', async () => {
+    const { client, fetch } = createSafeFetch({ allowlist: { cidrs: ['127.0.0.1/32'] } });
+    const before = main.hits.length;
+    for (const url of [`http://admin:hunter2-pw@127.0.0.1:${main.port}/creds`, `http://127.0.0.1:0/zero`]) {
+      const error = await errorOf(client.request({ url }));
+      expect(error.code).toBe('validation_failed');
+      expect(error.message).not.toContain('hunter2-pw');
+      const viaFetch = await errorOf(fetch(url));
+      expect(viaFetch.code).toBe('validation_failed');
+      expect(viaFetch.message).not.toContain('hunter2-pw');
+    }
+    expect(main.hits.length).toBe(before);
+  });
+
+  it('turns a 303 into a GET without the body, and never resends a body to another origin', async () => {
+    const { client } = createSafeFetch({ allowlist: { cidrs: ['127.0.0.1/32', '127.0.0.2/32'] } });
+    const seeOther = await client.request({
+      url: `http://127.0.0.1:${main.port}/see-other`,
+      method: 'POST',
+      body: 'x=1',
+    });
+    expect(new TextDecoder().decode(seeOther.body)).toBe('GET /after-post');
+    const before = other.hits.length;
+    const error = await errorOf(
+      client.request({
+        url: `http://127.0.0.1:${main.port}/keep-post-cross-origin`,
+        method: 'POST',
+        body: 'secret=1',
+      }),
+    );
+    expect(error.code).toBe('permission_denied');
+    expect(other.hits.length).toBe(before);
+  });
+
+  it('denies a redirect to a metadata address even when the allowlist covers link-local', async () => {
+    const { client } = createSafeFetch({ allowlist: { cidrs: ['127.0.0.1/32', '169.254.0.0/16'] } });
+    const error = await errorOf(client.request({ url: `http://127.0.0.1:${main.port}/to-metadata` }));
+    expect(error.code).toBe('permission_denied');
+    expect(error.message).toContain('cloud metadata');
+  });
+
+  it('ignores HTTP_PROXY/HTTPS_PROXY and a global proxy dispatcher: the request goes direct, the proxy sees nothing', async () => {
+    const proxy = await startServer('127.0.0.1', (_request, response) => response.end('proxied'));
+    const saved = {
+      http: process.env.HTTP_PROXY,
+      https: process.env.HTTPS_PROXY,
+      previous: getGlobalDispatcher(),
+    };
+    process.env.HTTP_PROXY = `http://127.0.0.1:${proxy.port}`;
+    process.env.HTTPS_PROXY = `http://127.0.0.1:${proxy.port}`;
+    setGlobalDispatcher(new EnvHttpProxyAgent());
+    try {
+      const guarded = createSafeFetch({ allowlist: { cidrs: ['127.0.0.2/32'] } });
+      const response = await guarded.client.request({ url: `http://127.0.0.2:${other.port}/direct` });
+      expect(new TextDecoder().decode(response.body)).toBe('other');
+      expect(await (await guarded.fetch(`http://127.0.0.2:${other.port}/direct-fetch`)).text()).toBe('other');
+      expect(proxy.hits).toEqual([]);
+      await guarded.close();
+    } finally {
+      setGlobalDispatcher(saved.previous);
+      if (saved.http === undefined) delete process.env.HTTP_PROXY;
+      else process.env.HTTP_PROXY = saved.http;
+      if (saved.https === undefined) delete process.env.HTTPS_PROXY;
+      else process.env.HTTPS_PROXY = saved.https;
+      proxy.server.close();
+    }
   });
 
   it('offers a fetch-compatible function with the same guard (for SDK transports)', async () => {

@@ -1,20 +1,30 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { isIP, type LookupFunction } from 'node:net';
+import type { LookupAddress } from 'node:dns';
+import type { LookupFunction } from 'node:net';
 import { Agent, fetch as undiciFetch, type Dispatcher } from 'undici';
+import { DeadlineScheduler } from '../core/deadline-scheduler.ts';
 import { ToolportError } from '../core/errors.ts';
 import type { OutboundHttpClient, OutboundHttpRequest, OutboundHttpResponse } from '../core/tool-types.ts';
-import { checkOutboundAddress, compileAllowlist, type OutboundAllowlist } from './ip-address-policy.ts';
+import {
+  checkOutboundAddress,
+  compileAllowlist,
+  type AddressVerdict,
+  type OutboundAllowlist,
+} from './ip-address-policy.ts';
+import { checkOutboundUrl, describeUrl, systemResolve, type HostResolver } from './outbound-url.ts';
+import { planRedirect } from './redirect-plan.ts';
 
 /**
  * SPEC NET-1: the one outbound HTTP client for requests made on a model's or a script's behalf (HTTP tools, g.http,
- * web and video summaries, users' remote MCP servers). The address check runs inside the connection's own DNS
- * lookup, so the address that was checked is the address that is connected to (no DNS-rebinding window); literal IPs
- * are checked before connecting; every redirect hop is re-checked; response size and time are capped.
+ * web and video summaries, users' remote MCP servers, OpenAPI document URLs). The address check runs inside the
+ * connection's own DNS lookup, so the address that was checked is the address that is connected to (no
+ * DNS-rebinding window); literal IPs are checked before connecting; every redirect hop is re-checked; response size
+ * and time are capped. The dispatcher is our own `Agent`, so `HTTP_PROXY`/`HTTPS_PROXY` (and a global
+ * `EnvHttpProxyAgent`) never route these requests through a proxy that would connect for us unchecked.
  */
 export interface SafeFetchOptions {
   allowlist?: OutboundAllowlist;
   /** Resolver used at connect time; tests inject one. Defaults to the system resolver. */
-  resolve?: (host: string) => Promise<readonly LookupAddress[]>;
+  resolve?: HostResolver;
   maxRedirects?: number;
   defaultTimeoutMs?: number;
   defaultMaxResponseBytes?: number;
@@ -22,32 +32,27 @@ export interface SafeFetchOptions {
 
 export const DEFAULT_OUTBOUND_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_RESPONSE_BYTES = 5 * 1024 * 1024;
-const DEFAULT_MAX_REDIRECTS = 5;
+export const DEFAULT_MAX_REDIRECTS = 5;
+const deadlines = new DeadlineScheduler();
+const MAX_REMEMBERED_VERDICTS = 4096;
 
 function blocked(host: string, address: string, reason: string): ToolportError {
   return new ToolportError(
     'permission_denied',
-    `Refused to connect to ${host}${address === host ? '' : ` (${address})`}: ${reason} addresses are blocked for ` +
-      'requests made on behalf of a model or script. An operator can allow internal hosts in the outbound allowlist.',
+    `Refused to connect to ${host}${address === host ? '' : ` (${address})`}: ${reason}. Such addresses are ` +
+      'blocked for requests made on behalf of a model or script; an operator can allow internal hosts in the ' +
+      'outbound allowlist (TOOLPORT_OUTBOUND_ALLOW).',
     { details: { host, address, reason } },
   );
-}
-
-function systemResolve(host: string): Promise<readonly LookupAddress[]> {
-  return new Promise((resolve, reject) => {
-    dnsLookup(host, { all: true, verbatim: true }, (error, addresses) =>
-      error ? reject(error) : resolve(addresses),
-    );
-  });
 }
 
 export interface SafeFetch {
   /** fetch-compatible: hand it to SDKs that accept a custom fetch (the MCP SDK's HTTP transports). */
   fetch: typeof globalThis.fetch;
-  /** The core OutboundHttpClient interface (buffered body, capped). */
+  /** The core OutboundHttpClient interface (buffered body, capped), on undici's `request` (no fetch overhead). */
   client: OutboundHttpClient;
-  /** Throws permission_denied when `url` (its literal address) is blocked; hostnames are checked at connect time. */
-  assertUrlAllowed(url: string): void;
+  /** Throws when `url` is refused by the URL rules or its literal address is blocked; names are checked at connect. */
+  assertUrlAllowed(url: string): URL;
   close(): Promise<void>;
 }
 
@@ -64,7 +69,7 @@ export function createSafeFetch(options: SafeFetchOptions = {}): SafeFetch {
           lookupOptions.family === 4 || lookupOptions.family === 6 ? lookupOptions.family : undefined;
         const candidates = addresses.filter((entry) => wanted === undefined || entry.family === wanted);
         for (const entry of candidates) {
-          const verdict = checkOutboundAddress(entry.address, hostname, isAllowlisted);
+          const verdict = checkAddress(entry.address, hostname);
           // One blocked address fails the whole host: a name that resolves to a public and a private address is a
           // classic rebinding setup.
           if (!verdict.allowed)
@@ -74,7 +79,7 @@ export function createSafeFetch(options: SafeFetchOptions = {}): SafeFetch {
         if (first === undefined)
           return callback(new Error(`${hostname} did not resolve to any address`), '', 4);
         if (lookupOptions.all)
-          return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, candidates);
+          return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, [...candidates]);
         return callback(null, first.address, first.family);
       },
       (error: Error) => callback(error as NodeJS.ErrnoException, '', 4),
@@ -83,27 +88,31 @@ export function createSafeFetch(options: SafeFetchOptions = {}): SafeFetch {
 
   const dispatcher: Dispatcher = new Agent({ connect: { lookup: guardedLookup } });
 
-  const assertUrlAllowed = (url: string): void => {
-    let parsed: URL;
-    try {
-      parsed = new URL(url);
-    } catch {
-      throw new ToolportError(
-        'validation_failed',
-        `Invalid URL ${JSON.stringify(url)}: use an absolute http(s) URL.`,
-      );
+  // Verdicts depend only on (address, host) and this client's allowlist: remembered, bounded (a tool calls the same
+  // few hosts again and again; BlockList lookups cost more than the rest of a request's bookkeeping).
+  const verdicts = new Map<string, AddressVerdict>();
+  const checkAddress = (address: string, host: string): AddressVerdict => {
+    const key = `${address}\u0000${host}`;
+    let verdict = verdicts.get(key);
+    if (verdict === undefined) {
+      verdict = checkOutboundAddress(address, host, isAllowlisted);
+      if (verdicts.size >= MAX_REMEMBERED_VERDICTS) verdicts.clear();
+      verdicts.set(key, verdict);
     }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-      throw new ToolportError(
-        'validation_failed',
-        `Only http and https URLs are allowed, received ${parsed.protocol}//…`,
-      );
+    return verdict;
+  };
+
+  const assertUrlAllowed = (text: string): URL => {
+    const verdict = checkOutboundUrl(text, isAllowlisted, checkAddress);
+    if (verdict.allowed) return verdict.url;
+    if (verdict.kind === 'blocked' && verdict.url !== undefined) {
+      const host = verdict.url.hostname.replace(/^\[|\]$/g, '');
+      throw blocked(host, host, verdict.reason);
     }
-    const host = parsed.hostname.replace(/^\[|\]$/g, '');
-    if (isIP(host) !== 0) {
-      const verdict = checkOutboundAddress(host, host, isAllowlisted);
-      if (!verdict.allowed) throw blocked(host, host, verdict.reason ?? 'blocked');
-    }
+    const where = verdict.url === undefined ? 'The URL' : describeUrl(verdict.url);
+    throw new ToolportError('validation_failed', `${where} is refused: ${verdict.reason}.`, {
+      details: { reason: verdict.reason },
+    });
   };
 
   const guardedFetch = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
@@ -119,36 +128,24 @@ export function createSafeFetch(options: SafeFetchOptions = {}): SafeFetch {
       const location = response.headers.get('location');
       if (response.status < 300 || response.status > 399 || location === null || init.redirect === 'manual')
         return response;
-      if (init.redirect === 'error')
-        throw new ToolportError('execution_failed', `Redirect from ${url} refused.`);
+      if (init.redirect === 'error') throw new ToolportError('execution_failed', 'A redirect was refused.');
       await response.body?.cancel();
-      if (hop >= maxRedirects) {
-        throw new ToolportError(
-          'execution_failed',
-          `Too many redirects (more than ${maxRedirects}) starting at ${url}.`,
-        );
-      }
-      const next = new URL(location, url);
-      const crossOrigin = next.origin !== new URL(url).origin;
-      url = next.href;
-      // 303 (and 301/302 after POST, as browsers do) turn into GET without a body.
-      const method = (requestInit.method ?? 'GET').toUpperCase();
-      const becomesGet =
-        response.status === 303 ||
-        ((response.status === 301 || response.status === 302) && method === 'POST');
-      if (becomesGet) requestInit = { ...requestInit, method: 'GET', body: undefined };
-      if (crossOrigin) {
-        // With redirect: 'manual' undici's own rule (drop credentials on an origin change) does not run. Every header
-        // the caller set may carry a secret (Authorization, X-API-Key, cookies resolved from {{SECRET}} templates), so
-        // none follows the request to another origin, and neither does a body (307/308 would resend it).
-        if (requestInit.body !== undefined && requestInit.body !== null) {
-          throw new ToolportError(
-            'permission_denied',
-            `Refused to resend the request body to another origin (${next.origin}) on a ${response.status} redirect.`,
-          );
-        }
-        requestInit = { ...requestInit, headers: undefined };
-      }
+      const plan = planRedirect({
+        status: response.status,
+        location,
+        url,
+        method: requestInit.method ?? 'GET',
+        hasBody: requestInit.body !== undefined && requestInit.body !== null,
+        hop,
+        maxRedirects,
+      });
+      url = plan.url;
+      requestInit = {
+        ...requestInit,
+        method: plan.method,
+        ...(plan.dropBody ? { body: undefined } : {}),
+        ...(plan.crossOrigin ? { headers: undefined } : {}),
+      };
     }
   };
 
@@ -157,54 +154,77 @@ export function createSafeFetch(options: SafeFetchOptions = {}): SafeFetch {
       const timeoutMs = request.timeoutMs ?? options.defaultTimeoutMs ?? DEFAULT_OUTBOUND_TIMEOUT_MS;
       const maxBytes =
         request.maxResponseBytes ?? options.defaultMaxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-      const timeoutSignal = AbortSignal.timeout(timeoutMs);
-      const combined = signal === undefined ? timeoutSignal : AbortSignal.any([signal, timeoutSignal]);
+      // One AbortController and a shared deadline scheduler, not AbortSignal.timeout + AbortSignal.any per request:
+      // those two cost more than the loopback request itself.
+      const controller = new AbortController();
+      let timedOut = false;
+      const deadline = deadlines.schedule(timeoutMs, () => {
+        timedOut = true;
+        controller.abort(new Error('timeout'));
+      });
+      const forwardAbort = (): void => controller.abort(signal?.reason);
+      if (signal?.aborted === true) forwardAbort();
+      else signal?.addEventListener('abort', forwardAbort, { once: true });
+      const combined = controller.signal;
+      let url = request.url;
+      let method = (request.method ?? 'GET').toUpperCase();
+      let headers = request.headers;
+      let body = request.body;
       try {
-        const response = await guardedFetch(request.url, {
-          method: request.method ?? 'GET',
-          headers: request.headers,
-          body: request.body as RequestInit['body'],
-          signal: combined,
-          ...(request.followRedirects === false ? { redirect: 'manual' as const } : {}),
-        });
-        const chunks: Uint8Array[] = [];
-        let received = 0;
-        let truncated = false;
-        const reader = response.body?.getReader();
-        while (reader !== undefined) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          const room = maxBytes - received;
-          if (value.byteLength > room) {
-            // Stop at the cap even if the server keeps sending: never buffer past it.
-            chunks.push(value.subarray(0, room));
-            received += room;
-            truncated = true;
-            await reader.cancel();
-            break;
+        for (let hop = 0; ; hop += 1) {
+          const target = assertUrlAllowed(url);
+          const response = await dispatcher.request({
+            origin: target.origin,
+            path: `${target.pathname}${target.search}`,
+            method: method as Dispatcher.HttpMethod,
+            headers,
+            body: body === undefined ? null : body,
+            signal: combined,
+          });
+          const location = response.headers.location;
+          if (
+            response.statusCode >= 300 &&
+            response.statusCode <= 399 &&
+            typeof location === 'string' &&
+            // A caller that judges every hop itself (web_page_summary: robots.txt per origin) gets the 3xx as is.
+            request.followRedirects !== false
+          ) {
+            discard(response.body);
+            const plan = planRedirect({
+              status: response.statusCode,
+              location,
+              url,
+              method,
+              hasBody: body !== undefined,
+              hop,
+              maxRedirects,
+            });
+            url = plan.url;
+            method = plan.method;
+            if (plan.dropBody) body = undefined;
+            if (plan.crossOrigin) headers = undefined;
+            continue;
           }
-          chunks.push(value);
-          received += value.byteLength;
+          const { bytes, truncated } = await readCapped(response.body, maxBytes);
+          return {
+            status: response.statusCode,
+            url,
+            headers: flattenHeaders(response.headers),
+            body: bytes,
+            truncated,
+          };
         }
-        const body = new Uint8Array(received);
-        let offset = 0;
-        for (const chunk of chunks) {
-          body.set(chunk, offset);
-          offset += chunk.byteLength;
-        }
-        const headers: Record<string, string> = {};
-        response.headers.forEach((value, key) => {
-          headers[key] = value;
-        });
-        return { status: response.status, url: response.url || request.url, headers, body, truncated };
       } catch (error) {
-        if (timeoutSignal.aborted && !(signal?.aborted ?? false)) {
+        if (timedOut && !(signal?.aborted ?? false)) {
           throw new ToolportError(
             'timeout',
-            `The request to ${request.url} took longer than ${timeoutMs} ms.`,
+            `The request to ${safeDescribe(url)} took longer than ${timeoutMs} ms.`,
           );
         }
-        throw unwrapBlocked(error);
+        throw toSafeError(error, url);
+      } finally {
+        deadlines.cancel(deadline);
+        signal?.removeEventListener('abort', forwardAbort);
       }
     },
   };
@@ -221,6 +241,85 @@ export function createSafeFetch(options: SafeFetchOptions = {}): SafeFetch {
     assertUrlAllowed,
     close: () => dispatcher.close(),
   };
+}
+
+function readCapped(
+  body: Dispatcher.ResponseData['body'],
+  maxBytes: number,
+): Promise<{ bytes: Uint8Array; truncated: boolean }> {
+  // Event-driven rather than `for await`: the async iterator costs more than a small loopback response itself.
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let received = 0;
+    const onData = (chunk: Buffer): void => {
+      const room = maxBytes - received;
+      if (chunk.byteLength > room) {
+        // Stop at the cap even if the server keeps sending: never buffer past it.
+        chunks.push(chunk.subarray(0, room));
+        received += room;
+        body.off('data', onData);
+        body.off('end', onEnd);
+        discard(body);
+        resolve({ bytes: Buffer.concat(chunks, received), truncated: true });
+        return;
+      }
+      chunks.push(chunk);
+      received += chunk.byteLength;
+    };
+    const onEnd = (): void =>
+      resolve({
+        bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received),
+        truncated: false,
+      });
+    body.on('data', onData);
+    body.once('end', onEnd);
+    body.once('error', reject);
+  });
+}
+
+/** Closes a body we will not read; the stream's abort error has nobody to reach and must not go uncaught. */
+function discard(body: Dispatcher.ResponseData['body']): void {
+  body.on('error', () => {});
+  body.destroy();
+}
+
+function flattenHeaders(headers: Dispatcher.ResponseData['headers']): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return flat;
+}
+
+function safeDescribe(text: string): string {
+  try {
+    return describeUrl(new URL(text));
+  } catch {
+    return 'the URL';
+  }
+}
+
+/**
+ * undici's errors keep the request (headers with credentials) on their properties and causes: they are never passed
+ * on. Our own ToolportErrors are; anything else becomes a fresh `execution_failed` with only the error code.
+ */
+function toSafeError(error: unknown, url: string): unknown {
+  const ours = unwrapBlocked(error);
+  if (ours instanceof ToolportError) return ours;
+  let code: string | undefined;
+  for (let current: unknown = error, depth = 0; depth < 5 && current instanceof Error; depth += 1) {
+    const candidate = (current as NodeJS.ErrnoException).code;
+    if (typeof candidate === 'string' && code === undefined) code = candidate;
+    current = current.cause;
+  }
+  if (error instanceof Error && error.name === 'AbortError') {
+    return new ToolportError('aborted', `The request to ${safeDescribe(url)} was cancelled.`);
+  }
+  return new ToolportError(
+    'execution_failed',
+    `The request to ${safeDescribe(url)} failed${code === undefined ? '' : ` (${code})`}.`,
+    { details: code === undefined ? {} : { networkError: code } },
+  );
 }
 
 /** undici wraps connect errors in "fetch failed"; surface our permission_denied instead. */

@@ -7,7 +7,7 @@ import { ChatRepository } from './repositories/chat-repository.ts';
 import { CustomToolRepository } from './repositories/custom-tool-repository.ts';
 import { FreshnessLedgerRepository } from './repositories/freshness-ledger-repository.ts';
 import { ImageRepository } from './repositories/image-repository.ts';
-import { McpServerRepository } from './repositories/mcp-server-repository.ts';
+import { McpServerRepository, type StoredConfigCodec } from './repositories/mcp-server-repository.ts';
 import { ProviderConfigRepository } from './repositories/provider-config-repository.ts';
 import { SecretRepository } from './repositories/secret-repository.ts';
 import { ToolExecutionRepository } from './repositories/tool-execution-repository.ts';
@@ -30,7 +30,16 @@ export interface Repositories {
   images: ImageRepository;
 }
 
-export function createRepositories(database: ToolportDatabase, logger?: ToolportLogger): Repositories {
+export interface RepositoryOptions {
+  /** Encrypts MCP servers' literal header/env values at rest (set by the services, which hold the key). */
+  mcpServerConfigCodec?: StoredConfigCodec;
+}
+
+export function createRepositories(
+  database: ToolportDatabase,
+  logger?: ToolportLogger,
+  options: RepositoryOptions = {},
+): Repositories {
   const { db, engine } = database;
   return {
     users: new UserRepository(db),
@@ -40,7 +49,7 @@ export function createRepositories(database: ToolportDatabase, logger?: Toolport
     chats: new ChatRepository(db),
     agents: new AgentRepository(db),
     customTools: new CustomToolRepository(db),
-    mcpServers: new McpServerRepository(db),
+    mcpServers: new McpServerRepository(db, options.mcpServerConfigCodec),
     freshnessLedger: new FreshnessLedgerRepository(db),
     toolExecutions: new ToolExecutionRepository(db, logger),
     providerConfigs: new ProviderConfigRepository(db),

@@ -3,6 +3,9 @@ import type { SecretReader } from '../core/tool-types.ts';
 import type { SecretMetadata, SecretRepository } from '../persistence/repositories/secret-repository.ts';
 import type { SecretCipher } from '../secrets/secret-cipher.ts';
 
+/** Credentials that live outside the secrets table (literal values in stored configs), redacted like secrets. */
+export type ExtraSecretValues = (userId: string) => Promise<readonly string[]>;
+
 export const SECRET_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_.-]{0,127}$/;
 /** Shorter values would redact ordinary words out of tool output (core's redaction skips them). */
 export const MIN_SECRET_VALUE_LENGTH = 4;
@@ -12,10 +15,16 @@ export const MAX_SECRET_VALUE_LENGTH = 64 * 1024;
 export class SecretService {
   readonly #repository: SecretRepository;
   readonly #cipher: SecretCipher;
+  readonly #extraValues: ExtraSecretValues[] = [];
 
   constructor(repository: SecretRepository, cipher: SecretCipher) {
     this.#repository = repository;
     this.#cipher = cipher;
+  }
+
+  /** Adds a source of literal credentials (HTTP tools', MCP servers') to what every reader redacts. */
+  addRedactionSource(source: ExtraSecretValues): void {
+    this.#extraValues.push(source);
   }
 
   list(userId: string): Promise<SecretMetadata[]> {
@@ -49,15 +58,18 @@ export class SecretService {
       listSecretValues: () => {
         // Used to redact every tool result: one undecryptable row (a changed key) must not fail every call, so it
         // is skipped here; reading that secret by name still reports the problem.
-        allValues ??= this.#repository.listCiphertexts(userId).then((rows) =>
-          rows.flatMap((row) => {
-            try {
-              return [this.#cipher.decrypt(userId, row.name, row.ciphertext)];
-            } catch {
-              return [];
-            }
-          }),
-        );
+        allValues ??= Promise.all([
+          this.#repository.listCiphertexts(userId).then((rows) =>
+            rows.flatMap((row) => {
+              try {
+                return [this.#cipher.decrypt(userId, row.name, row.ciphertext)];
+              } catch {
+                return [];
+              }
+            }),
+          ),
+          ...this.#extraValues.map((source) => source(userId)),
+        ]).then((lists) => lists.flat());
         return allValues;
       },
     };

@@ -3,12 +3,17 @@ import type { ToolRegistry } from '../core/tool-registry.ts';
 import type { OutboundHttpClient, ShellSandboxOptions, ToolportLogger } from '../core/tool-types.ts';
 import type { ToolportDatabase } from '../persistence/database.ts';
 import { createRepositories, type Repositories } from '../persistence/repositories.ts';
-import { parseOutboundAllowlist } from '../net/parse-outbound-allowlist.ts';
 import { DEFAULT_OPERATOR_POLICY, type OperatorPolicy } from '../policy/operator-policy.ts';
 import { SecretCipher } from '../secrets/secret-cipher.ts';
 import { AgentDelegationService } from './agent-delegation-service.ts';
 import { AgentService } from './agent-service.ts';
 import { AgentToolService } from './agent-tool-service.ts';
+import { ConfigCredentials } from '../credentials/config-credentials.ts';
+import type { OutboundAllowlist } from '../net/ip-address-policy.ts';
+import { mergeOutboundAllowlists, parseOutboundAllowlist } from '../net/parse-outbound-allowlist.ts';
+import type { HostResolver } from '../net/outbound-url.ts';
+import { HttpToolService } from './http-tool-service.ts';
+import { mcpCredentialLayout } from '../mcp/mcp-server-config.ts';
 import { ApiTokenService } from './api-token-service.ts';
 import { ChatService } from './chat-service.ts';
 import { McpServerService, type McpServiceOptions } from './mcp-server-service.ts';
@@ -46,6 +51,13 @@ export interface ToolportServicesOptions {
   providerMaxRetries?: number;
   /** SPEC AUTH-2: what non-admin users may do (default: `DEFAULT_OPERATOR_POLICY`, safe for untrusted users). */
   policy?: OperatorPolicy;
+  /**
+   * NET-1's operator allowlist for HTTP tools and OpenAPI URLs (default: the MCP pool's, i.e. `TOOLPORT_OUTBOUND_ALLOW`
+   * in serve), joined with the policy's `outboundAllow`.
+   */
+  outboundAllowlist?: OutboundAllowlist;
+  /** Resolver for HTTP tools' connections (tests); the system resolver otherwise. */
+  outboundResolve?: HostResolver;
 }
 
 /** Everything the HTTP routes, the CLI and later the agent loop call, wired once over one database. */
@@ -69,15 +81,54 @@ export interface ToolportServices {
   readonly imageStore: ServedImageStore;
   /** The operator policy every service enforces (frozen). */
   readonly policy: OperatorPolicy;
+  /** Users' declarative HTTP tools (HTTP-1); `httpTools.close()` on shutdown ends their connections. */
+  readonly httpTools: HttpToolService;
   /** Waits for background audit inserts; the caller closes the database. */
   flush(): Promise<void>;
 }
 
 export function createToolportServices(options: ToolportServicesOptions): ToolportServices {
   const policy = options.policy ?? DEFAULT_OPERATOR_POLICY;
-  const repositories = createRepositories(options.database, options.logger);
+  const cipher = new SecretCipher(options.secretKey);
+  const configCredentials = new ConfigCredentials(cipher);
+  // HTTP-1/MCP-1: literal credentials in stored configs are sealed at rest; readers get them opened.
+  const repositories = createRepositories(options.database, options.logger, {
+    mcpServerConfigCodec: {
+      seal: (userId, transport, config) =>
+        configCredentials.seal(userId, config, mcpCredentialLayout(transport)),
+      open: (userId, transport, config) => {
+        try {
+          return configCredentials.open(userId, config, mcpCredentialLayout(transport));
+        } catch {
+          // A changed key: the row stays sealed, fails validation, and reads as a failed server (never as plaintext).
+          return config;
+        }
+      },
+    },
+  });
   const imageStore = options.imageStore ?? new DatabaseImageStore(repositories.images);
-  const secrets = new SecretService(repositories.secrets, new SecretCipher(options.secretKey));
+  const secrets = new SecretService(repositories.secrets, cipher);
+  const httpTools = new HttpToolService({
+    repository: repositories.customTools,
+    users: repositories.users,
+    secrets,
+    credentials: configCredentials,
+    policy,
+    outboundAllowlist: mergeOutboundAllowlists(
+      options.outboundAllowlist ?? options.mcp?.outboundAllowlist,
+      parseOutboundAllowlist(policy.outboundAllow),
+    ),
+    reservedNames: () => options.registry.listEntries().map((entry) => entry.tool.definition.name),
+    ...(options.outboundResolve === undefined ? {} : { resolve: options.outboundResolve }),
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+  });
+  secrets.addRedactionSource((userId) => httpTools.literalCredentialValues(userId));
+  // SEC-1: an MCP server's literal header (and credential-like env) values are redacted like secrets.
+  secrets.addRedactionSource(async (userId) =>
+    (await repositories.mcpServers.list(userId)).flatMap((row) =>
+      configCredentials.literalValues(userId, row.config, mcpCredentialLayout(row.transport)),
+    ),
+  );
   const mcp = new McpServerService({
     ...options.mcp,
     // NET-1's one allowlist: the policy's `outboundAllow` unless the caller passed the pool its own.
@@ -116,6 +167,7 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
   });
   const catalog = createToolCatalog(options.registry, [
     ...(options.toolSources ?? []),
+    httpTools.toolSource,
     mcp.toolSource,
     agentTools.toolSource,
   ]);
@@ -175,6 +227,7 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
     mcp,
     imageStore,
     policy,
+    httpTools,
     flush: () => repositories.toolExecutions.flush(),
   };
 }

@@ -149,6 +149,7 @@ describe.each(TEST_ENGINES)('API-1 agents, HTTP tools, MCP servers, summary rout
       config: {
         url: 'https://api.example.test/weather?city={{city}}',
         method: 'GET',
+        parameters: { type: 'object', properties: { city: { type: 'string' } } },
         headers: { 'x-api-key': 'header-secret-9' },
         auth: { type: 'bearer', value: 'bearer-secret-9' },
         timeout: 5000,
@@ -175,17 +176,23 @@ describe.each(TEST_ENGINES)('API-1 agents, HTTP tools, MCP servers, summary rout
       timeout: 9000,
       url: 'https://api.example.test/weather?city={{city}}',
     });
+    // Literal credentials are sealed at rest (HTTP-1), and `***` kept the stored one.
     const row = await server.services.repositories.customTools.get(alice.id, id);
+    expect(JSON.stringify(row?.config)).not.toContain('bearer-secret-9');
+    expect(JSON.stringify(row?.config)).not.toContain('header-secret-9');
     expect(row?.config).toMatchObject({
-      auth: { value: 'bearer-secret-9' },
-      headers: { 'x-api-key': 'header-secret-9' },
+      auth: { value: { $encrypted: expect.any(String) } },
+      headers: { 'x-api-key': { $encrypted: expect.any(String) } },
     });
+    expect(await server.services.httpTools.literalCredentialValues(alice.id)).toEqual(
+      expect.arrayContaining(['bearer-secret-9', 'header-secret-9']),
+    );
 
     expect(
       (
         await call('POST', '/api/tools/http-tool', alice, {
           name: 'weather',
-          config: { url: 'x', method: 'GET' },
+          config: { url: 'https://api.example.test/', method: 'GET', parameters: { type: 'object' } },
         })
       ).status,
     ).toBe(409);
@@ -193,18 +200,18 @@ describe.each(TEST_ENGINES)('API-1 agents, HTTP tools, MCP servers, summary rout
       (
         await call('POST', '/api/tools/http-tool', alice, {
           name: 'bad name',
-          config: { url: 'x', method: 'GET' },
+          config: { url: 'https://api.example.test/', method: 'GET', parameters: { type: 'object' } },
         })
       ).status,
-    ).toBe(400);
+    ).toBe(422);
     expect(
       (
         await call('POST', '/api/tools/http-tool', alice, {
           name: 'b',
-          config: { url: 'x', method: 'TRACE' },
+          config: { url: 'https://api.example.test/', method: 'TRACE', parameters: { type: 'object' } },
         })
       ).status,
-    ).toBe(400);
+    ).toBe(422);
     expect((await call('GET', '/api/tools/http-tool', bob)).body.tools).toEqual([]);
     expect((await call('PATCH', `/api/tools/http-tool/${id}`, bob, { enabled: false })).status).toBe(404);
     expect((await call('DELETE', `/api/tools/http-tool/${id}`, bob)).status).toBe(404);

@@ -54,6 +54,7 @@ export async function startTestServer(
       await app.close();
       await services.mcp.close();
       await services.providers.close();
+      await services.httpTools.close();
       await services.flush();
     },
   };

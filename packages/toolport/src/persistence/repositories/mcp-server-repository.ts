@@ -16,13 +16,27 @@ export interface McpServerRecord {
   updatedAt: string;
 }
 
-function toRecord(row: McpServersTable): McpServerRecord {
+/**
+ * Seals literal credentials (header and env values) on the way in and opens them on the way out, so they are
+ * encrypted at rest while every reader keeps seeing the plain config (`credentials/config-credentials.ts`).
+ */
+export interface StoredConfigCodec {
+  seal(userId: string, transport: string, config: Record<string, unknown>): Record<string, unknown>;
+  open(userId: string, transport: string, config: Record<string, unknown>): Record<string, unknown>;
+}
+
+const IDENTITY_CODEC: StoredConfigCodec = {
+  seal: (_u, _t, config) => config,
+  open: (_u, _t, config) => config,
+};
+
+function toRecord(row: McpServersTable, codec: StoredConfigCodec): McpServerRecord {
   return {
     id: row.id,
     userId: row.user_id,
     name: row.name,
     transport: row.transport,
-    config: parseJsonObject(row.config),
+    config: codec.open(row.user_id, row.transport, parseJsonObject(row.config)),
     enabled: fromFlag(row.enabled),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
@@ -31,9 +45,11 @@ function toRecord(row: McpServersTable): McpServerRecord {
 
 export class McpServerRepository {
   readonly #db: Kysely<DatabaseSchema>;
+  readonly #codec: StoredConfigCodec;
 
-  constructor(db: Kysely<DatabaseSchema>) {
+  constructor(db: Kysely<DatabaseSchema>, codec: StoredConfigCodec = IDENTITY_CODEC) {
     this.#db = db;
+    this.#codec = codec;
   }
 
   async create(
@@ -48,7 +64,7 @@ export class McpServerRepository {
         user_id: userId,
         name: server.name,
         transport: server.transport,
-        config: JSON.stringify(server.config),
+        config: JSON.stringify(this.#codec.seal(userId, server.transport, server.config)),
         enabled: toFlag(server.enabled ?? true),
         created_at: now,
         updated_at: now,
@@ -65,13 +81,13 @@ export class McpServerRepository {
         },
       );
     }
-    return toRecord(row);
+    return toRecord(row, this.#codec);
   }
 
   async list(userId: string, options: { enabledOnly?: boolean } = {}): Promise<McpServerRecord[]> {
     let query = this.#db.selectFrom('mcp_servers').selectAll().where('user_id', '=', userId);
     if (options.enabledOnly === true) query = query.where('enabled', '=', 1);
-    return (await query.orderBy('name').execute()).map(toRecord);
+    return (await query.orderBy('name').execute()).map((row) => toRecord(row, this.#codec));
   }
 
   async get(userId: string, id: string): Promise<McpServerRecord | undefined> {
@@ -81,7 +97,7 @@ export class McpServerRepository {
       .where('user_id', '=', userId)
       .where('id', '=', id)
       .executeTakeFirst();
-    return row === undefined ? undefined : toRecord(row);
+    return row === undefined ? undefined : toRecord(row, this.#codec);
   }
 
   async update(
@@ -92,7 +108,10 @@ export class McpServerRepository {
     const set: Partial<McpServersTable> = { updated_at: currentTimestamp() };
     if (changes.name !== undefined) set.name = changes.name;
     if (changes.transport !== undefined) set.transport = changes.transport;
-    if (changes.config !== undefined) set.config = JSON.stringify(changes.config);
+    if (changes.config !== undefined) {
+      const transport = changes.transport ?? (await this.get(userId, id))?.transport ?? '';
+      set.config = JSON.stringify(this.#codec.seal(userId, transport, changes.config));
+    }
     if (changes.enabled !== undefined) set.enabled = toFlag(changes.enabled);
     await this.#db
       .updateTable('mcp_servers')
