@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { CliIo } from '../../src/cli/cli-io.ts';
 import { runCli } from '../../src/cli/main.ts';
 import type { ToolportDatabase } from '../../src/persistence/database.ts';
@@ -103,13 +106,16 @@ describe.each(TEST_ENGINES)('API-1/CORE-3 settings validated by their meaning on
 });
 
 describe('CLI-1 toolport tools run --settings validated by meaning', () => {
+  // The CLI's freshness ledger lives under TOOLPORT_STATE_DIR: a private one, removed afterwards.
+  const stateDirectory = mkdtempSync(join(tmpdir(), 'toolport-settings-cli-'));
+  afterAll(() => rmSync(stateDirectory, { recursive: true, force: true }));
   const run = async (argv: string[]) => {
     const output = { stdout: '', stderr: '' };
     const io: CliIo = {
       stdout: (text) => (output.stdout += text),
       stderr: (text) => (output.stderr += text),
       cwd: process.cwd(),
-      env: { ...process.env },
+      env: { ...process.env, TOOLPORT_STATE_DIR: stateDirectory },
     };
     return { code: await runCli(argv, io), output };
   };
