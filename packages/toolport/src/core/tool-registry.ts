@@ -4,13 +4,15 @@ import type { RegisteredTool } from './tool-types.ts';
 /** The strictest provider rule for tool names (OpenAI, Anthropic, Gemini all accept this set). */
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 
-export type ToolSourceKind = 'builtin' | 'custom' | 'mcp';
+export type ToolSourceKind = 'builtin' | 'custom' | 'code' | 'mcp';
 
-/** Where a tool came from: a built-in, a custom-tool file (or config row), or an MCP server. */
+/** Where a tool came from: a built-in, a custom-tool config row, a code-tool file (CODE-1), or an MCP server. */
 export interface ToolSource {
   kind: ToolSourceKind;
   /** The file, config id or server that defined it; named in duplicate errors. */
   origin: string;
+  /** A code tool's file (absolute path). */
+  file?: string;
 }
 
 export interface RegistryEntry {
