@@ -1,5 +1,6 @@
 import { InMemoryExecutionRecorder } from '../core/execution-recorder.ts';
 import { defaultToolRegistry } from '../core/tool-registry.ts';
+import type { ToolportLogger } from '../core/tool-types.ts';
 import { FileFreshnessLedger, getCliFreshnessDirectory } from '../fs/file-freshness-ledger.ts';
 import { registerBuiltinTools } from '../tools/index.ts';
 import { processIo, type CliIo } from './cli-io.ts';
@@ -10,7 +11,7 @@ import { UsageError } from './usage-error.ts';
 export const USAGE = `toolport — a tool runtime for LLM agents
 
 Usage:
-  toolport tools list [--json]
+  toolport tools list [--json] [--workdir DIR]
   toolport tools run <name> --args '<json>' [--settings '<json>'] [--workdir DIR] [--mode chat|agent] [--chat ID]
   toolport chat --provider openai|openai-chat|anthropic|gemini --model M [--base-url URL] [-p "prompt"] [--user NAME]
   toolport mcp [--workdir DIR] [--user NAME] [--data-dir DIR] [--database-url URL]
@@ -21,6 +22,12 @@ Usage:
 
 Exit codes: 0 success, 1 the tool returned an error, 2 bad usage.
 `;
+
+function stderrLogger(io: CliIo): ToolportLogger {
+  const write = (level: string) => (object: Record<string, unknown>, message?: string) =>
+    io.stderr(`toolport: ${level}: ${message ?? ''} ${JSON.stringify(object)}\n`);
+  return { debug: () => {}, info: write('info'), warn: write('warn'), error: write('error') };
+}
 
 type CommandHandler = (argv: string[], io: CliIo, signal: AbortSignal) => Promise<number> | number;
 
@@ -33,11 +40,14 @@ const COMMANDS: Record<string, CommandHandler> = {
       {
         registry: registerBuiltinTools(defaultToolRegistry),
         recorder: new InMemoryExecutionRecorder(),
+        // Code tools' context.log lines (CODE-1); stdout carries only the result.
+        logger: stderrLogger(io),
         // One process per call: read_file's record must outlive it for write_file's guard (keyed by --chat).
         services: { freshnessLedger: new FileFreshnessLedger(await getCliFreshnessDirectory(io.env)) },
       },
       io,
       signal,
+      defaultToolRegistry,
     ),
   // Imported on use: the provider SDKs load only for the command that talks to a provider.
   chat: async (argv, io, signal) => (await import('./chat-command.ts')).runChatCommand(argv, io, signal),

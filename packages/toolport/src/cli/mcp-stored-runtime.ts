@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { isToolportError } from '../core/errors.ts';
-import { defaultToolRegistry } from '../core/tool-registry.ts';
+import { defaultToolRegistry, type RegistryEntry } from '../core/tool-registry.ts';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
 import type { ToolportLogger } from '../core/tool-types.ts';
 import { parseOutboundAllowlist } from '../net/parse-outbound-allowlist.ts';
@@ -37,7 +37,11 @@ function stderrLogger(io: CliIo): ToolportLogger {
 export async function openStoredMcpRuntime(
   options: StoredMcpRuntimeOptions,
   io: CliIo,
-): Promise<{ runtime: ToolRuntime; close(): Promise<void> }> {
+): Promise<{
+  /** The user's enabled tools plus `codeTools` (CODE-1, shadowing same-named tools); called again on a reload. */
+  buildRuntime(codeTools: readonly RegistryEntry[]): Promise<ToolRuntime>;
+  close(): Promise<void>;
+}> {
   const dataDirectory = resolveDataDirectory(options.dataDirectory, io.env, io.cwd);
   const databaseUrl = resolveDatabaseUrl(options.databaseUrl, io.env, dataDirectory);
   const logger = stderrLogger(io);
@@ -74,9 +78,9 @@ export async function openStoredMcpRuntime(
             createdAt: now,
             updatedAt: now,
           };
-    const runtime = await services.toolRuntime.getEnabledToolRuntime(user, chat);
     return {
-      runtime,
+      buildRuntime: (codeTools) =>
+        services.toolRuntime.getEnabledToolRuntime(user, chat, null, { extraEntries: codeTools }),
       close: async () => {
         await services.mcp.close();
         await services.flush();

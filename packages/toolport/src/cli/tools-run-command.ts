@@ -2,6 +2,7 @@ import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { executeTool, type ExecuteToolEnvironment } from '../core/execute-tool.ts';
+import type { ToolRegistry } from '../core/tool-registry.ts';
 import type { ToolMode, ToolSettingsInput } from '../core/tool-types.ts';
 import type { CliIo } from './cli-io.ts';
 import { UsageError, parseJsonOption } from './usage-error.ts';
@@ -24,7 +25,8 @@ export function parseSettingsOverrides(value: unknown): ToolSettingsInput {
   return overrides;
 }
 
-function resolveWorkdir(directory: string, cwd: string): string {
+/** `--workdir`: an existing directory, as its real path. */
+export function resolveWorkdir(directory: string, cwd: string): string {
   const absolute = resolve(cwd, directory);
   let real: string;
   try {
@@ -40,12 +42,15 @@ function resolveWorkdir(directory: string, cwd: string): string {
  * `toolport tools run <name> --args '<json>' [--settings '<json>'] [--workdir DIR] [--mode chat|agent]`
  * Prints the result JSON and returns 0; a tool error prints `{"error":{"code","message"}}` and returns 1.
  * `--mode` defaults to agent when `--workdir` is given (the directory is then used, PATH-1), else chat.
+ * With `codeToolRegistry` (the registry `environment` looks tools up in), the project's and the user's code tools
+ * (CODE-1) are loaded into it first; their load errors are printed on stderr.
  */
 export async function runToolsRunCommand(
   argv: string[],
   environment: ExecuteToolEnvironment,
   io: CliIo,
   signal?: AbortSignal,
+  codeToolRegistry?: ToolRegistry,
 ): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -79,6 +84,12 @@ export async function runToolsRunCommand(
   const workingDirectory = values.workdir === undefined ? undefined : resolveWorkdir(values.workdir, io.cwd);
   const mode: ToolMode =
     (values.mode as ToolMode | undefined) ?? (workingDirectory === undefined ? 'chat' : 'agent');
+  if (codeToolRegistry !== undefined) {
+    const { registerCliCodeTools } = await import('./tools-list-command.ts');
+    const { loadErrors } = await registerCliCodeTools(codeToolRegistry, workingDirectory ?? io.cwd, io.env);
+    for (const error of loadErrors) io.stderr(`toolport: code tool not loaded: ${error.file}: ${error.reason}
+`);
+  }
 
   const outcome = await executeTool(
     {

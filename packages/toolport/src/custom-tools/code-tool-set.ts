@@ -1,5 +1,5 @@
-import { readdirSync, statSync } from 'node:fs';
-import { basename, dirname, extname, join } from 'node:path';
+import { statSync } from 'node:fs';
+import { basename, dirname, extname } from 'node:path';
 import { TOOL_NAME_PATTERN, type RegistryEntry } from '../core/tool-registry.ts';
 import type { RegisteredTool } from '../core/tool-types.ts';
 import { bundleCodeToolFiles } from './code-tool-bundler.ts';
@@ -9,6 +9,7 @@ import {
   toCodeRegisteredTool,
   type CodeToolExport,
 } from './code-tool-definition.ts';
+import { listToolFiles } from './code-tool-discovery.ts';
 import type { CodeToolFolder } from './code-tool-folders.ts';
 
 /** A file that did not load, or an export that could not become a tool; every other tool still loads (CODE-1). */
@@ -31,6 +32,8 @@ export interface CodeToolSnapshot {
   readonly shadowed: readonly ShadowedCodeTool[];
   /** Equal snapshots have equal signatures: names, files and definitions. */
   readonly signature: string;
+  /** Grows whenever a file was loaded again or removed (a new `execute` can hide behind an equal signature). */
+  readonly generation: number;
 }
 
 export interface CodeToolSetOptions {
@@ -42,8 +45,6 @@ export interface CodeToolSetOptions {
   importTimeoutMs?: number;
 }
 
-/** Tool files: `*.ts`, `*.mts`, `*.js`, `*.mjs`, not declaration files. */
-const TOOL_FILE = /^(?!.*\.d\.m?ts$)[^.].*\.(ts|mts|js|mjs)$/;
 const DEFAULT_IMPORT_TIMEOUT_MS = 10_000;
 
 type ToolOrError = { name: string; tool: RegisteredTool } | { error: string };
@@ -67,26 +68,6 @@ function stampOf(paths: readonly string[]): string {
     }
   }
   return stamp;
-}
-
-function listToolFiles(folder: string): string[] {
-  let names: string[];
-  try {
-    names = readdirSync(folder);
-  } catch {
-    return [];
-  }
-  const files: string[] = [];
-  for (const name of names.sort()) {
-    if (!TOOL_FILE.test(name)) continue;
-    const path = join(folder, name);
-    try {
-      if (statSync(path).isFile()) files.push(path);
-    } catch {
-      // A dangling link or a file removed meanwhile is not a tool.
-    }
-  }
-  return files;
 }
 
 function messageOf(error: unknown): string {
@@ -153,7 +134,8 @@ export class CodeToolSet {
   readonly #workspace: string;
   readonly #importTimeoutMs: number;
   readonly #files = new Map<string, LoadedFile>();
-  #snapshot: CodeToolSnapshot = { entries: [], loadErrors: [], shadowed: [], signature: '' };
+  #snapshot: CodeToolSnapshot = { entries: [], loadErrors: [], shadowed: [], signature: '', generation: 0 };
+  #generation = 0;
   #running: Promise<CodeToolSnapshot> | undefined;
   #queued: Promise<CodeToolSnapshot> | undefined;
 
@@ -191,13 +173,19 @@ export class CodeToolSet {
   async #load(): Promise<CodeToolSnapshot> {
     const byFolder = this.folders.map((folder) => ({ folder, files: listToolFiles(folder.path) }));
     const present = new Set(byFolder.flatMap(({ files }) => files));
-    for (const file of this.#files.keys()) if (!present.has(file)) this.#files.delete(file);
+    let removed = false;
+    for (const file of this.#files.keys()) {
+      if (present.has(file)) continue;
+      this.#files.delete(file);
+      removed = true;
+    }
 
     const changed = [...present].filter((file) => {
       const loaded = this.#files.get(file);
       return loaded === undefined || stampOf(loaded.inputs) !== loaded.stamp;
     });
     if (changed.length > 0) await this.#loadFiles(changed, byFolder);
+    if (changed.length > 0 || removed) this.#generation += 1;
 
     this.#snapshot = this.#resolvePrecedence(byFolder);
     return this.#snapshot;
@@ -285,6 +273,6 @@ export class CodeToolSet {
     const entries = [...winners.values()].sort((a, b) =>
       a.tool.definition.name.localeCompare(b.tool.definition.name),
     );
-    return { entries, loadErrors, shadowed, signature };
+    return { entries, loadErrors, shadowed, signature, generation: this.#generation };
   }
 }

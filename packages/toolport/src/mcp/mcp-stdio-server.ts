@@ -39,6 +39,11 @@ export interface McpStdioServer {
   /** Resolves when the input ends (the client closed stdin) or `close()` was called. */
   readonly closed: Promise<void>;
   close(): void;
+  /**
+   * Serves `runtime` from now on (code tools reloaded, CODE-1); calls already running finish on the old one. Sends
+   * `notifications/tools/list_changed` when the listing differs.
+   */
+  replaceRuntime(runtime: ToolRuntime): void;
 }
 
 function isObject(value: unknown): value is JsonObject {
@@ -50,11 +55,12 @@ function isRequestId(value: unknown): value is RequestId {
 }
 
 export function serveMcpOverStdio(options: ServeMcpStdioOptions): McpStdioServer {
-  const { runtime } = options;
+  let { runtime } = options;
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stdout;
   const serverInfo = options.serverInfo ?? { name: 'toolport', version: '0.1.0' };
-  const enabled = new Set(runtime.tools.map((tool) => tool.definition.name));
+  let enabled = new Set(runtime.tools.map((tool) => tool.definition.name));
+  let initialized = false;
   const inFlight = new Map<RequestId, AbortController>();
   const running = new Set<Promise<void>>();
   let listing: unknown[] | undefined;
@@ -111,7 +117,8 @@ export function serveMcpOverStdio(options: ServeMcpStdioOptions): McpStdioServer
           typeof requested === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(requested)
             ? requested
             : SUPPORTED_PROTOCOL_VERSIONS[0];
-        return reply(id, { protocolVersion, capabilities: { tools: { listChanged: false } }, serverInfo });
+        initialized = true;
+        return reply(id, { protocolVersion, capabilities: { tools: { listChanged: true } }, serverInfo });
       }
       case 'ping':
         return reply(id, {});
@@ -195,8 +202,16 @@ export function serveMcpOverStdio(options: ServeMcpStdioOptions): McpStdioServer
   const drainThenClose = (): void => {
     void Promise.allSettled([...running]).then(close);
   };
+  const replaceRuntime = (next: ToolRuntime): void => {
+    const before = JSON.stringify(listing ?? runtime.tools.map(toMcpTool));
+    runtime = next;
+    enabled = new Set(next.tools.map((tool) => tool.definition.name));
+    listing = next.tools.map(toMcpTool);
+    if (initialized && JSON.stringify(listing) !== before)
+      send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+  };
   input.on('data', onData);
   input.once('end', drainThenClose);
   input.once('close', drainThenClose);
-  return { closed, close };
+  return { closed, close, replaceRuntime };
 }
