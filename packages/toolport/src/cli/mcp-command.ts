@@ -80,9 +80,10 @@ export async function runMcpCommand(argv: string[], io: CliIo, signal: AbortSign
       });
   }
   const reportLoadErrors = (errors: readonly { file: string; reason: string }[]): void => {
-    for (const error of errors) io.stderr(`toolport mcp: code tool not loaded: ${error.file}: ${error.reason}\n`);
+    for (const error of errors)
+      io.stderr(`toolport mcp: code tool not loaded: ${error.file}: ${error.reason}\n`);
   };
-  let server: McpStdioServer | undefined;
+  const current: { server?: McpStdioServer } = {};
   let reloads = Promise.resolve();
   const codeTools = await startLiveCodeTools({
     folders: cliCodeToolFolders({ projectDirectory, includeUserFolders: true, env: io.env }),
@@ -92,19 +93,21 @@ export async function runMcpCommand(argv: string[], io: CliIo, signal: AbortSign
       // In order: a slow rebuild must not overwrite a newer one.
       reloads = reloads
         .then(() => buildRuntime(snapshot.entries))
-        .then((next) => server?.replaceRuntime(next))
-        .catch((error: unknown) => io.stderr(`toolport mcp: could not reload code tools: ${String(error)}\n`));
+        .then((next) => current.server?.replaceRuntime(next))
+        .catch((error: unknown) =>
+          io.stderr(`toolport mcp: could not reload code tools: ${String(error)}\n`),
+        );
     },
     onError: (error) => io.stderr(`toolport mcp: could not reload code tools: ${String(error)}\n`),
   });
   reportLoadErrors(codeTools.snapshot.loadErrors);
   const runtime = await buildRuntime(codeTools.snapshot.entries);
   const { serveMcpOverStdio } = await stdioServerModule;
-  server = serveMcpOverStdio({ runtime });
-  const started = server;
+  const server = serveMcpOverStdio({ runtime });
+  current.server = server;
   // A client that went away mid-write must end the session, not crash the process.
-  process.stdout.on('error', () => started.close());
-  signal.addEventListener('abort', () => started.close(), { once: true });
+  process.stdout.on('error', () => server.close());
+  signal.addEventListener('abort', () => server.close(), { once: true });
   io.stderr(
     `toolport mcp: serving ${runtime.tools.length} tools on stdio` +
       `${workingDirectory === undefined ? '' : ` (workdir ${workingDirectory})`}\n`,

@@ -62,7 +62,11 @@ function printCodeToolNotes(registration: CodeToolRegistration, io: CliIo): void
 }
 
 /** `toolport tools list [--json] [--workdir DIR]` */
-export async function runToolsListCommand(argv: string[], registry: ToolRegistry, io: CliIo): Promise<number> {
+export async function runToolsListCommand(
+  argv: string[],
+  registry: ToolRegistry,
+  io: CliIo,
+): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     options: { json: { type: 'boolean', default: false }, workdir: { type: 'string' } },

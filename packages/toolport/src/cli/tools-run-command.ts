@@ -87,7 +87,8 @@ export async function runToolsRunCommand(
   if (codeToolRegistry !== undefined) {
     const { registerCliCodeTools } = await import('./tools-list-command.ts');
     const { loadErrors } = await registerCliCodeTools(codeToolRegistry, workingDirectory ?? io.cwd, io.env);
-    for (const error of loadErrors) io.stderr(`toolport: code tool not loaded: ${error.file}: ${error.reason}
+    for (const error of loadErrors)
+      io.stderr(`toolport: code tool not loaded: ${error.file}: ${error.reason}
 `);
   }
 

@@ -15,7 +15,9 @@ const REPLACEMENTS: Record<string, string> = {
 
 function bunUnavailable(field: string): Error {
   const hint = REPLACEMENTS[field] ?? 'use the Node.js API, or context.run(command, args) to run a program';
-  return new Error(`Bun.${field} is not available: toolport runs tools on Node.js, not Bun. Instead, ${hint}.`);
+  return new Error(
+    `Bun.${field} is not available: toolport runs tools on Node.js, not Bun. Instead, ${hint}.`,
+  );
 }
 
 const bunStub: object = new Proxy(

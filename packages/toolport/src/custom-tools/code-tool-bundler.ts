@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, extname, parse } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import type * as EsbuildModule from 'esbuild';
 import type { BuildFailure, Message, Metafile, Plugin, PluginBuild } from 'esbuild';
 import { BUN_STUB_BANNER } from './code-tool-bun-stub.ts';
 
@@ -43,7 +44,7 @@ const SOURCE_LOADERS: Record<string, 'ts' | 'tsx' | 'js' | 'jsx'> = {
   '.jsx': 'jsx',
 };
 
-type Esbuild = typeof import('esbuild');
+type Esbuild = typeof EsbuildModule;
 let esbuildModule: Promise<Esbuild> | undefined;
 /** Loaded on first use: a project without code tools never pays for esbuild. */
 function loadEsbuild(): Promise<Esbuild> {

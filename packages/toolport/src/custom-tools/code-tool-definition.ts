@@ -13,7 +13,11 @@ export interface CodeToolExport {
 
 /** An export that is meant as a tool: an object with an `execute` function. Anything else beside tools is ignored. */
 export function looksLikeCodeTool(value: unknown): value is { execute: unknown } {
-  return typeof value === 'object' && value !== null && typeof (value as { execute?: unknown }).execute === 'function';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { execute?: unknown }).execute === 'function'
+  );
 }
 
 function isZodSchema(value: unknown): value is z.ZodType {
@@ -26,7 +30,8 @@ function isZodObject(value: unknown): value is z.ZodObject {
 
 /** Why `value` cannot be a tool, or undefined when it can. */
 export function explainNotATool(value: unknown): string | undefined {
-  if (typeof value !== 'object' || value === null) return `it is ${value === null ? 'null' : typeof value}, not a tool`;
+  if (typeof value !== 'object' || value === null)
+    return `it is ${value === null ? 'null' : typeof value}, not a tool`;
   const candidate = value as Record<string, unknown>;
   if (typeof candidate.execute !== 'function') return 'it has no execute(args, context) function';
   if (typeof candidate.description !== 'string' || candidate.description.trim() === '')
@@ -83,7 +88,8 @@ function valueAtPath(root: unknown, path: readonly PropertyKey[]): unknown {
 /** zod's first issue as the shared `validation_failed` error, naming the argument like a built-in's. */
 function toArgumentError(error: z.ZodError, args: unknown): ToolArgumentError {
   const issue = error.issues[0];
-  if (issue === undefined) return new ToolArgumentError('(arguments)', 'valid arguments', 'invalid arguments');
+  if (issue === undefined)
+    return new ToolArgumentError('(arguments)', 'valid arguments', 'invalid arguments');
   const argument = issueArgument(issue.path);
   return new ToolArgumentError(
     argument,
@@ -119,6 +125,7 @@ export function toCodeRegisteredTool(input: CodeToolDefinitionInput): Registered
   } catch (error) {
     throw new Error(
       `its args cannot be converted to JSON Schema (${error instanceof Error ? error.message : String(error)})`,
+      { cause: error },
     );
   }
   const execute = exported.execute as (args: unknown, context: unknown) => unknown;

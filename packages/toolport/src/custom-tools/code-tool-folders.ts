@@ -81,7 +81,10 @@ export function cliCodeToolFolders(options: CodeToolFolderOptions): CodeToolFold
  */
 export function operatorCodeToolFolders(roots: readonly string[]): CodeToolFolder[] {
   return roots.flatMap((root, index) =>
-    projectCodeToolFolders(root, index * 2).map((folder) => ({ ...folder, label: `${folder.label} (${root})` })),
+    projectCodeToolFolders(root, index * 2).map((folder) => ({
+      ...folder,
+      label: `${folder.label} (${root})`,
+    })),
   );
 }
 

@@ -116,7 +116,10 @@ function toolsOfModule(file: string, namespace: Record<string, unknown>, workspa
       continue;
     }
     try {
-      results.push({ name, tool: toCodeRegisteredTool({ name, exported: value as CodeToolExport, workspace }) });
+      results.push({
+        name,
+        tool: toCodeRegisteredTool({ name, exported: value as CodeToolExport, workspace }),
+      });
     } catch (error) {
       results.push({ error: `${label} is not a valid tool: ${messageOf(error)}.` });
     }
@@ -221,9 +224,7 @@ export class CodeToolSet {
           stamp,
           inputs: [file, ...otherInputs],
           tools,
-          signature: JSON.stringify(
-            tools.map((entry) => ('error' in entry ? entry : entry.tool.definition)),
-          ),
+          signature: JSON.stringify(tools.map((entry) => ('error' in entry ? entry : entry.tool.definition))),
         });
       }),
     );
