@@ -17,6 +17,7 @@ Usage:
   toolport mcp [--workdir DIR] [--user NAME] [--data-dir DIR] [--database-url URL]
                                         serve the enabled tools (a stored user's with --user) as an MCP server on stdio
   toolport serve [--host 127.0.0.1] [--port 7420] [--data-dir DIR] [--database-url sqlite:<path>|postgres://…]
+                 [--code-tool-roots DIR:DIR]    code tools of these projects only (TOOLPORT_CODE_TOOL_ROOTS)
   toolport user create <name> [--admin] [--data-dir DIR] [--database-url URL]
   toolport help
 

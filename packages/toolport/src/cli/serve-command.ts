@@ -6,6 +6,7 @@ import type { ToolRegistry } from '../core/tool-registry.ts';
 import type { ToolportLogger } from '../core/tool-types.ts';
 import { buildServer, TOOLPORT_VERSION, type ToolportServerPlugin } from '../http/build-server.ts';
 import { createMcpEndpointPlugin, mcpAllowedHosts } from '../http/plugins/mcp-endpoint.ts';
+import { parseCodeToolRoots } from '../custom-tools/code-tool-folders.ts';
 import { parseOutboundAllowlist } from '../net/parse-outbound-allowlist.ts';
 import { migrateDatabase, openDatabase } from '../persistence/database.ts';
 import { FileImageStore } from '../providers/images/file-image-store.ts';
@@ -30,7 +31,8 @@ export interface ServeCommandOptions {
 }
 
 /**
- * `toolport serve [--host H] [--port P] [--data-dir DIR] [--database-url URL] [--log-level L]` (CLI-1). Runs until
+ * `toolport serve [--host H] [--port P] [--data-dir DIR] [--database-url URL] [--log-level L] [--code-tool-roots
+ * DIR:DIR]` (CLI-1). Runs until
  * `signal` aborts (Ctrl-C) or SIGTERM, then shuts down gracefully: stops accepting, aborts running tools, lets
  * in-flight requests finish, closes the database. JSON logs go to stdout; the login banner goes to stderr.
  */
@@ -68,6 +70,7 @@ async function serve(
       host: { type: 'string' },
       port: { type: 'string' },
       'log-level': { type: 'string' },
+      'code-tool-roots': { type: 'string' },
     },
   });
   if (positionals.length > 0)
@@ -83,6 +86,11 @@ async function serve(
   }
 
   const outboundAllowlist = parseOutboundAllowlist(io.env.TOOLPORT_OUTBOUND_ALLOW);
+  // CODE-1: only the directories the operator lists; `:`-separated like PATH.
+  const codeToolRoots = parseCodeToolRoots(
+    values['code-tool-roots'] ?? io.env.TOOLPORT_CODE_TOOL_ROOTS,
+    io.cwd,
+  );
   const dataDirectory = resolveDataDirectory(values['data-dir'], io.env, io.cwd);
   mkdirSync(dataDirectory, { recursive: true, mode: 0o700 });
   const databaseUrl = resolveDatabaseUrl(values['database-url'], io.env, dataDirectory);
@@ -110,6 +118,7 @@ async function serve(
         registry: options.registry,
         secretKey: secretKey.key,
         toolSources: options.toolSources,
+        codeToolRoots,
         logger: bootLogger,
         mcp: { outboundAllowlist },
         // The database, secret key and admin token live here: no model-driven filesystem tool may reach them.

@@ -25,6 +25,8 @@ export interface ToolSettingsDescriptor {
   description: string;
   category: ToolCategory;
   source: ToolSourceKind;
+  /** A code tool's file (CODE-1). */
+  file?: string;
   enabled: boolean;
   enabledByDefault: boolean;
   canDisable: boolean;
@@ -161,6 +163,7 @@ export class ToolSettingsService {
       description: tool.settings.description,
       category: tool.settings.category,
       source: source.kind,
+      ...(source.file === undefined ? {} : { file: source.file }),
       enabled: effective.enabled,
       enabledByDefault: tool.settings.enabledByDefault,
       canDisable: tool.settings.canDisable,

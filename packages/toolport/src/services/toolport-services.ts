@@ -1,5 +1,6 @@
 import type { ToolRegistry } from '../core/tool-registry.ts';
 import type { OutboundHttpClient, ToolportLogger } from '../core/tool-types.ts';
+import { createServerCodeTools, type ServerCodeTools } from '../custom-tools/code-tool-server-source.ts';
 import type { ToolportDatabase } from '../persistence/database.ts';
 import { createRepositories, type Repositories } from '../persistence/repositories.ts';
 import type { FileImageStore } from '../providers/images/file-image-store.ts';
@@ -36,6 +37,11 @@ export interface ToolportServicesOptions {
   providerMaxRetries?: number;
   /** SPEC AUTH-2: what non-admin users may do (default: `DEFAULT_OPERATOR_POLICY`, safe for untrusted users). */
   policy?: OperatorPolicy;
+  /**
+   * CODE-1: project directories whose `.toolport/tools` and `.opencode/tool(s)` are loaded for every user
+   * (`--code-tool-roots`, `TOOLPORT_CODE_TOOL_ROOTS`), before the policy's `codeToolRoots`.
+   */
+  codeToolRoots?: readonly string[];
 }
 
 /** Everything the HTTP routes, the CLI and later the agent loop call, wired once over one database. */
@@ -55,6 +61,8 @@ export interface ToolportServices {
   readonly imageStore: FileImageStore | undefined;
   /** The operator policy every service enforces (frozen). */
   readonly policy: OperatorPolicy;
+  /** The operator's code tools (CODE-1): part of every user's catalog; their load errors for the settings API. */
+  readonly codeTools: ServerCodeTools;
   /** Waits for background audit inserts; the caller closes the database. */
   flush(): Promise<void>;
 }
@@ -69,7 +77,16 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
     reservedNames: () => options.registry.listEntries().map((entry) => entry.tool.definition.name),
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   });
-  const catalog = createToolCatalog(options.registry, [...(options.toolSources ?? []), mcp.toolSource]);
+  const policy = options.policy ?? DEFAULT_OPERATOR_POLICY;
+  const codeTools = createServerCodeTools([
+    ...new Set([...(options.codeToolRoots ?? []), ...policy.codeToolRoots]),
+  ]);
+  // Code tools first: a user's HTTP/agent tools and MCP tools of the same name shadow them, as they do built-ins.
+  const catalog = createToolCatalog(options.registry, [
+    () => codeTools.list(),
+    ...(options.toolSources ?? []),
+    mcp.toolSource,
+  ]);
   const chats = new ChatService(repositories.chats, repositories.freshnessLedger);
   const providers = new ProviderConfigService({
     repository: repositories.providerConfigs,
@@ -113,7 +130,8 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
     }),
     mcp,
     imageStore: options.imageStore,
-    policy: options.policy ?? DEFAULT_OPERATOR_POLICY,
+    policy,
+    codeTools,
     flush: () => repositories.toolExecutions.flush(),
   };
 }
