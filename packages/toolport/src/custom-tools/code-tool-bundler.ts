@@ -27,8 +27,16 @@ export interface BundledToolFile {
 const SKIP_PLUGIN = Symbol('toolport.code-tool.resolved');
 const TOOLPORT_DIRECTORY = dirname(fileURLToPath(import.meta.url));
 // `.ts` when running from src, `.js` from dist: the plugin entry sits next to this module's folder either way.
-const PLUGIN_ENTRY_URL = new URL(`../plugin/index${extname(fileURLToPath(import.meta.url))}`, import.meta.url)
-  .href;
+const PLUGIN_ENTRY_URL = new URL(
+  `../plugin/index${extname(fileURLToPath(import.meta.url))}`,
+  import.meta.url,
+);
+// From dist the tool imports toolport's loaded plugin module. From src (tests, `node src/…`) it is bundled in
+// instead, so a Node without type stripping (22.12) never has to import a `.ts` file; errors stay recognizable
+// across copies (isToolportError checks a registered symbol).
+const PLUGIN_RESOLUTION = PLUGIN_ENTRY_URL.pathname.endsWith('.ts')
+  ? { path: fileURLToPath(PLUGIN_ENTRY_URL) }
+  : { path: PLUGIN_ENTRY_URL.href, external: true };
 const PLUGIN_ALIASES = new Set(['toolport/plugin', '@opencode-ai/plugin']);
 const BUN_MODULE = /^bun(:|$)/;
 const INSIDE_NODE_MODULES = /[\\/]node_modules[\\/]/;
@@ -80,7 +88,7 @@ const resolutionPlugin: Plugin = {
   setup(build: PluginBuild) {
     build.onResolve({ filter: /^[^./]/ }, async (args) => {
       if ((args.pluginData as unknown) === SKIP_PLUGIN || args.path.startsWith('node:')) return undefined;
-      if (PLUGIN_ALIASES.has(args.path)) return { path: PLUGIN_ENTRY_URL, external: true };
+      if (PLUGIN_ALIASES.has(args.path)) return PLUGIN_RESOLUTION;
       if (BUN_MODULE.test(args.path)) {
         return {
           errors: [
