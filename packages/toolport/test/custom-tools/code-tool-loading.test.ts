@@ -144,7 +144,7 @@ export default tool({
     expect(tool.settings.parameterDescriptors).toEqual([
       expect.objectContaining({ name: 'timeoutSeconds', minimum: 5, maximum: 600, default: 30 }),
     ]);
-    expect(getSafeEffectiveToolSettings(tool, undefined)).toEqual({
+    expect(getSafeEffectiveToolSettings(tool, undefined, undefined)).toEqual({
       enabled: true,
       parameters: { timeoutSeconds: 30 },
     });
