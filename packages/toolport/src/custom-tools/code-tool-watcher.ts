@@ -2,7 +2,11 @@ import { existsSync, watch, type FSWatcher } from 'node:fs';
 import { dirname } from 'node:path';
 
 export interface CodeToolWatcher {
-  /** Watches these paths from now on (the set of folders and source directories changes as files come and go). */
+  /**
+   * Watches these paths from now on (the set of folders and source directories changes as files come and go).
+   * When a new directory is watched, one more change is signalled: files created in it before its watcher existed
+   * would otherwise go unseen.
+   */
   rearm(paths: readonly string[]): void;
   close(): void;
 }
@@ -35,8 +39,8 @@ export function watchCodeToolPaths(
     clearTimeout(timer);
     timer = setTimeout(onChange, debounceMs);
   };
-  const rearm = (next: readonly string[]): void => {
-    if (closed) return;
+  const rearm = (next: readonly string[]): boolean => {
+    if (closed) return false;
     const wanted = new Set<string>();
     for (const path of next) {
       const watchable = watchablePath(path);
@@ -47,8 +51,10 @@ export function watchCodeToolPaths(
       if (wanted.has(path)) kept.set(path, watcher);
       else watcher.close();
     }
+    let added = false;
     for (const path of wanted) {
       if (kept.has(path)) continue;
+      added = true;
       try {
         const watcher = watch(path, { persistent: false }, schedule);
         // A watched folder that is removed reports an error: the next rearm finds its ancestor instead.
@@ -63,10 +69,13 @@ export function watchCodeToolPaths(
       }
     }
     watchers = kept;
+    return added;
   };
   rearm(paths);
   return {
-    rearm,
+    rearm: (next) => {
+      if (rearm(next)) schedule();
+    },
     close: () => {
       closed = true;
       clearTimeout(timer);
