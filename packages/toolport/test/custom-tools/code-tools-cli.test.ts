@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -149,5 +150,27 @@ export default tool({
     const ran = await toolport(sandbox.project, 'tools', 'run', 'database', '--args', '{"query":"select 1"}');
     expect(ran).toMatchObject({ code: 0 });
     expect(JSON.parse(ran.stdout)).toBe('Executed query: select 1');
+  });
+});
+
+describe('README "Write a tool in 2 minutes"', () => {
+  it('the math.ts of the README loads as written and its tools run', async () => {
+    const readme = readFileSync(new URL('../../../../README.md', import.meta.url), 'utf8');
+    const section = readme.slice(readme.indexOf('## Write a tool in 2 minutes'));
+    const example = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
+    expect(example).toContain('.toolport/tools/math.ts');
+    sandbox.write('project/.toolport/tools/math.ts', example!);
+    const listed = await toolport(sandbox.project, 'tools', 'list', '--json');
+    const parsed = JSON.parse(listed.stdout) as { tools: { name: string }[]; loadErrors: unknown[] };
+    expect(parsed.loadErrors).toEqual([]);
+    expect(parsed.tools.map((tool) => tool.name)).toEqual(
+      expect.arrayContaining(['math_add', 'math_multiply']),
+    );
+    expect(
+      await toolport(sandbox.project, 'tools', 'run', 'math_add', '--args', '{"a":2,"b":3}'),
+    ).toMatchObject({
+      code: 0,
+      stdout: '5\n',
+    });
   });
 });
