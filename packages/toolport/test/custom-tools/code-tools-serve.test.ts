@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/cli/cli-io.ts';
 import { runServeCommand } from '../../src/cli/serve-command.ts';
 import type { ToolportDatabase } from '../../src/persistence/database.ts';
+import { DEFAULT_OPERATOR_POLICY } from '../../src/policy/operator-policy.ts';
 import type { ToolportServices } from '../../src/services/toolport-services.ts';
 import { createTestRegistry } from '../support/server-test-tools.ts';
 import { createTestDatabase, type TestDatabaseTarget } from '../support/test-databases.ts';
@@ -185,6 +186,23 @@ describe('CODE-1 toolport serve --code-tool-roots / TOOLPORT_CODE_TOOL_ROOTS', (
       expect(await rootsOf([], {}, data)).toEqual([]);
     } finally {
       sandbox.remove();
+    }
+  });
+
+  it("adds the operator policy's codeToolRoots after the flag's, once each", async () => {
+    const target = await createTestDatabase('sqlite');
+    const database = await target.open();
+    try {
+      const server = await startTestServer(database, {
+        services: {
+          codeToolRoots: ['/srv/flag', '/srv/both'],
+          policy: { ...DEFAULT_OPERATOR_POLICY, codeToolRoots: ['/srv/both', '/srv/policy'] },
+        },
+      });
+      expect(server.services.codeTools.roots).toEqual(['/srv/flag', '/srv/both', '/srv/policy']);
+      await server.close();
+    } finally {
+      await target.dispose();
     }
   });
 });
