@@ -69,3 +69,31 @@ export function run(
 export function names(snapshot: CodeToolSnapshot): string[] {
   return snapshot.entries.map((entry) => entry.tool.definition.name);
 }
+
+/** The seed's math.ts: two exports, math_add and math_multiply (SPEC CODE-1 "Done when"). */
+export function mathTool(addDescription = 'Add two numbers'): string {
+  return `import { tool } from "toolport/plugin"
+
+export const add = tool({
+  description: ${JSON.stringify(addDescription)},
+  args: {
+    a: tool.schema.number().describe("First number"),
+    b: tool.schema.number().describe("Second number"),
+  },
+  async execute(args) {
+    return args.a + args.b
+  },
+})
+
+export const multiply = tool({
+  description: "Multiply two numbers",
+  args: {
+    a: tool.schema.number().describe("First number"),
+    b: tool.schema.number().describe("Second number"),
+  },
+  async execute(args) {
+    return args.a * args.b
+  },
+})
+`;
+}

@@ -9,32 +9,10 @@ import {
   run,
   sandboxToolSet,
   type CodeToolSandbox,
+  mathTool,
 } from './code-tool-harness.ts';
 
-const MATH = `import { tool } from "toolport/plugin"
-
-export const add = tool({
-  description: "Add two numbers",
-  args: {
-    a: tool.schema.number().describe("First number"),
-    b: tool.schema.number().describe("Second number"),
-  },
-  async execute(args) {
-    return args.a + args.b
-  },
-})
-
-export const multiply = tool({
-  description: "Multiply two numbers",
-  args: {
-    a: tool.schema.number().describe("First number"),
-    b: tool.schema.number().describe("Second number"),
-  },
-  async execute(args) {
-    return args.a * args.b
-  },
-})
-`;
+const MATH = mathTool();
 
 let sandbox: CodeToolSandbox;
 beforeEach(() => {

@@ -4,25 +4,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSandbox, type CodeToolSandbox } from './code-tool-harness.ts';
+import { createSandbox, type CodeToolSandbox, mathTool } from './code-tool-harness.ts';
 
 // The real bin against the built dist (the root `npm test` builds first), on the Node running the tests: CI runs
 // this file on Node 24 and Node 22, where the loader must work without Node's type stripping.
 const bin = fileURLToPath(new URL('../../bin/toolport.js', import.meta.url));
 const execute = promisify(execFile);
 
-const MATH = `import { tool } from "toolport/plugin"
-export const add = tool({
-  description: "Add two numbers",
-  args: { a: tool.schema.number().describe("First number"), b: tool.schema.number().describe("Second number") },
-  async execute(args) { return args.a + args.b },
-})
-export const multiply = tool({
-  description: "Multiply two numbers",
-  args: { a: tool.schema.number(), b: tool.schema.number() },
-  async execute(args) { return args.a * args.b },
-})
-`;
+const MATH = mathTool();
 
 let sandbox: CodeToolSandbox;
 beforeEach(() => {

@@ -4,23 +4,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSandbox, type CodeToolSandbox } from './code-tool-harness.ts';
+import { createSandbox, mathTool, type CodeToolSandbox } from './code-tool-harness.ts';
 
 // `toolport mcp` from the built bin (the root `npm test` builds first), spoken to by the official SDK client.
 const bin = fileURLToPath(new URL('../../bin/toolport.js', import.meta.url));
-
-const mathTool = (description: string): string => `import { tool } from "toolport/plugin"
-export const add = tool({
-  description: ${JSON.stringify(description)},
-  args: { a: tool.schema.number(), b: tool.schema.number() },
-  async execute(args) { return args.a + args.b },
-})
-export const multiply = tool({
-  description: "Multiply two numbers",
-  args: { a: tool.schema.number(), b: tool.schema.number() },
-  async execute(args) { return args.a * args.b },
-})
-`;
 
 let sandbox: CodeToolSandbox;
 beforeEach(() => {

@@ -9,18 +9,12 @@ import type { ToolportServices } from '../../src/services/toolport-services.ts';
 import { createTestRegistry } from '../support/server-test-tools.ts';
 import { createTestDatabase, type TestDatabaseTarget } from '../support/test-databases.ts';
 import { createTestUser, startTestServer, type TestServer } from '../support/test-server.ts';
-import { createSandbox, type CodeToolSandbox } from './code-tool-harness.ts';
+import { createSandbox, type CodeToolSandbox, mathTool } from './code-tool-harness.ts';
 
 type Json = Record<string, unknown> & { error?: { code: string; message: string } };
 type Caller = { headers: { authorization: string } };
 
-const MATH = `import { tool } from "toolport/plugin"
-export const add = tool({
-  description: "Add two numbers",
-  args: { a: tool.schema.number().describe("First number"), b: tool.schema.number() },
-  async execute(args) { return args.a + args.b },
-})
-`;
+const MATH = mathTool();
 
 /** A tool file that proves it ran: importing it writes `marker`. */
 const evilTool = (marker: string, name: string): string => `import { writeFileSync } from "node:fs"
