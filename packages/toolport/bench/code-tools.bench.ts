@@ -1,8 +1,8 @@
 // CODE-1 code tools. Goals: 100 TS files discovered + imported cold ≤ 300 ms; reload after one changed file ≤ 50 ms;
 // per-call overhead of a code tool over a built-in ≤ 10 µs (p50).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { executeTool } from '../src/core/execute-tool.ts';
@@ -18,8 +18,17 @@ const RELOAD_RUNS = 20;
 const CALLS = 100_000;
 const WARMUP_CALLS = 20_000;
 
-const setSource = fileURLToPath(new URL('../src/custom-tools/code-tool-set.ts', import.meta.url));
-const foldersSource = fileURLToPath(new URL('../src/custom-tools/code-tool-folders.ts', import.meta.url));
+// The cold runs use the built loader when there is one (what the bin runs: the plugin is imported, not bundled in).
+const builtLoader = existsSync(new URL('../dist/custom-tools/code-tool-set.js', import.meta.url));
+const loaderFile = (name: string): string =>
+  fileURLToPath(
+    new URL(
+      builtLoader ? `../dist/custom-tools/${name}.js` : `../src/custom-tools/${name}.ts`,
+      import.meta.url,
+    ),
+  );
+const setSource = loaderFile('code-tool-set');
+const foldersSource = loaderFile('code-tool-folders');
 
 function toolFile(index: number, typescript: boolean, version = 0): string {
   const annotate = (type: string): string => (typescript ? `: ${type}` : '');
@@ -69,7 +78,10 @@ console.log(JSON.stringify({ totalMs: performance.now() - t0, loaderImportMs: t1
   };
 }
 
-console.log(`node ${process.version}; cold = a fresh process per run (median of ${COLD_RUNS})`);
+console.log(
+  `node ${process.version}; cold = a fresh process per run (median of ${COLD_RUNS}), loader from ` +
+    `${builtLoader ? 'dist/' : 'src/'}; load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores`,
+);
 console.log(
   'files  kind  tools  cold total (ms)  of which loader import: zod+esbuild (ms)  discovery+bundle+import (ms)',
 );
