@@ -6,6 +6,8 @@ import { runServeCommand } from '../../src/cli/serve-command.ts';
 import type { ToolportDatabase } from '../../src/persistence/database.ts';
 import { DEFAULT_OPERATOR_POLICY } from '../../src/policy/operator-policy.ts';
 import type { ToolportServices } from '../../src/services/toolport-services.ts';
+import { FakeProviderServer } from '../providers/fake-provider-server.ts';
+import { scriptStep } from '../providers/scripted-streams.ts';
 import { createTestRegistry } from '../support/server-test-tools.ts';
 import { createTestDatabase, type TestDatabaseTarget } from '../support/test-databases.ts';
 import { createTestUser, startTestServer, type TestServer } from '../support/test-server.ts';
@@ -129,6 +131,52 @@ describe('CODE-1 trust model: toolport serve loads code tools only from the oper
       expect(executed).toMatchObject({ status: 404, body: { error: { code: 'not_found' } } });
     }
     for (const marker of markers) expect(existsSync(marker), marker).toBe(false);
+  });
+
+  it('a chat turn offers the code tool to the model (strict, with its descriptions) and runs it', async () => {
+    const fake = await FakeProviderServer.start();
+    try {
+      expect((await call('PUT', '/api/secrets/KEY_openai', user, { value: 'sk-test' })).status).toBe(200);
+      const provider = await call('POST', '/api/providers', user, {
+        name: 'openai',
+        provider: 'openai',
+        baseUrl: fake.baseURLFor('openai'),
+        defaultModel: 'test-model',
+        apiKeySecret: 'KEY_openai',
+      });
+      expect(provider.status).toBe(201);
+      const chat = await call('POST', '/api/chats', user, {});
+      fake.enqueue(
+        'openai',
+        scriptStep('openai', {
+          toolCalls: [{ id: 'call_add', name: 'math_add', arguments: '{"a":20,"b":22}' }],
+        }),
+      );
+      fake.enqueue('openai', scriptStep('openai', { text: 'It is 42.' }));
+      const since = fake.requests.length;
+      const response = await server.app.inject({
+        method: 'POST',
+        url: `/api/chats/${chat.body.id as string}/turns`,
+        headers: user.headers,
+        payload: { message: 'Add 20 and 22', provider: 'openai' },
+      });
+      expect(response.statusCode).toBe(200);
+      expect(response.body).toContain('"type":"tool_result"');
+      const toolResult = response.body
+        .split('\n')
+        .filter((line) => line.startsWith('data: '))
+        .map((line) => JSON.parse(line.slice('data: '.length)) as Json)
+        .find((event) => event.type === 'tool_result');
+      expect(toolResult).toMatchObject({ name: 'math_add', result: 42 });
+      const sentTools = (fake.requests[since]!.body as { tools: Json[] }).tools;
+      expect(sentTools.find((tool) => tool.name === 'math_add')).toMatchObject({
+        strict: true,
+        description: 'Add two numbers',
+        parameters: { properties: { a: { description: 'First number' } } },
+      });
+    } finally {
+      await fake.close();
+    }
   });
 
   it('the inspector shows a code tool sent strict', async () => {
