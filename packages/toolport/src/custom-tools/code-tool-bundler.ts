@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { dirname, extname, parse } from 'node:path';
+import { dirname, extname, parse, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type * as EsbuildModule from 'esbuild';
 import type { BuildFailure, Message, Metafile, Plugin, PluginBuild } from 'esbuild';
@@ -26,6 +26,8 @@ export interface BundledToolFile {
 
 const SKIP_PLUGIN = Symbol('toolport.code-tool.resolved');
 const TOOLPORT_DIRECTORY = dirname(fileURLToPath(import.meta.url));
+// toolport's own sources (src/ or dist/): bundled in from src, never an input worth watching or stamping.
+const TOOLPORT_SOURCE_ROOT = `${dirname(TOOLPORT_DIRECTORY)}${sep}`;
 // `.ts` when running from src, `.js` from dist: the plugin entry sits next to this module's folder either way.
 const PLUGIN_ENTRY_URL = new URL(
   `../plugin/index${extname(fileURLToPath(import.meta.url))}`,
@@ -149,7 +151,9 @@ async function bundle(files: readonly string[]): Promise<BundledToolFile[]> {
   return files.map((file, index) => {
     const outputKey = `toolport-code-tools/m${index}.js`;
     const output = result.outputFiles.find((candidate) => candidate.path === `${root}${outputKey}`);
-    const inputs = Object.keys(metafile.outputs[outputKey]?.inputs ?? {}).map((input) => `${root}${input}`);
+    const inputs = Object.keys(metafile.outputs[outputKey]?.inputs ?? {})
+      .map((input) => `${root}${input}`)
+      .filter((input) => !input.startsWith(TOOLPORT_SOURCE_ROOT));
     return output === undefined
       ? { file, inputs: [file], error: 'esbuild produced no output for this file.' }
       : { file, code: output.text, inputs: inputs.length === 0 ? [file] : inputs };
