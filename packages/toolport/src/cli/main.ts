@@ -1,9 +1,8 @@
 import { InMemoryExecutionRecorder } from '../core/execution-recorder.ts';
 import { defaultToolRegistry } from '../core/tool-registry.ts';
-import type { ToolportLogger } from '../core/tool-types.ts';
 import { FileFreshnessLedger, getCliFreshnessDirectory } from '../fs/file-freshness-ledger.ts';
 import { registerBuiltinTools } from '../tools/index.ts';
-import { processIo, type CliIo } from './cli-io.ts';
+import { createStderrLogger, processIo, type CliIo } from './cli-io.ts';
 import { runToolsListCommand } from './tools-list-command.ts';
 import { runToolsRunCommand } from './tools-run-command.ts';
 import { UsageError } from './usage-error.ts';
@@ -24,12 +23,6 @@ Usage:
 Exit codes: 0 success, 1 the tool returned an error, 2 bad usage.
 `;
 
-function stderrLogger(io: CliIo): ToolportLogger {
-  const write = (level: string) => (object: Record<string, unknown>, message?: string) =>
-    io.stderr(`toolport: ${level}: ${message ?? ''} ${JSON.stringify(object)}\n`);
-  return { debug: () => {}, info: write('info'), warn: write('warn'), error: write('error') };
-}
-
 type CommandHandler = (argv: string[], io: CliIo, signal: AbortSignal) => Promise<number> | number;
 
 /** One entry per command path. Heavy commands are imported on use so `tools` and `mcp` start fast. */
@@ -42,7 +35,7 @@ const COMMANDS: Record<string, CommandHandler> = {
         registry: registerBuiltinTools(defaultToolRegistry),
         recorder: new InMemoryExecutionRecorder(),
         // Code tools' context.log lines (CODE-1); stdout carries only the result.
-        logger: stderrLogger(io),
+        logger: createStderrLogger(io, 'toolport'),
         // One process per call: read_file's record must outlive it for write_file's guard (keyed by --chat).
         services: { freshnessLedger: new FileFreshnessLedger(await getCliFreshnessDirectory(io.env)) },
       },

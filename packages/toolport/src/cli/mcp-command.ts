@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import type { RegistryEntry } from '../core/tool-registry.ts';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
 import type { McpStdioServer } from '../mcp/mcp-stdio-server.ts';
-import type { CliIo } from './cli-io.ts';
+import { createStderrLogger, type CliIo } from './cli-io.ts';
 import { UsageError } from './usage-error.ts';
 
 /**
@@ -77,6 +77,8 @@ export async function runMcpCommand(argv: string[], io: CliIo, signal: AbortSign
         userId: 'local',
         mode: workingDirectory === undefined ? 'chat' : 'agent',
         ...(workingDirectory === undefined ? {} : { workingDirectory }),
+        // Code tools' context.log lines; stdout carries only the protocol.
+        environment: { logger: createStderrLogger(io, 'toolport mcp') },
       });
   }
   const reportLoadErrors = (errors: readonly { file: string; reason: string }[]): void => {

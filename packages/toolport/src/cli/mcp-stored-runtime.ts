@@ -2,14 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { isToolportError } from '../core/errors.ts';
 import { defaultToolRegistry, type RegistryEntry } from '../core/tool-registry.ts';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
-import type { ToolportLogger } from '../core/tool-types.ts';
 import { parseOutboundAllowlist } from '../net/parse-outbound-allowlist.ts';
 import { migrateDatabase, openDatabase } from '../persistence/database.ts';
 import type { ChatRecord } from '../persistence/repositories/chat-repository.ts';
 import { loadSecretKey } from '../secrets/secret-key.ts';
 import { createToolportServices } from '../services/toolport-services.ts';
 import { registerBuiltinTools } from '../tools/index.ts';
-import type { CliIo } from './cli-io.ts';
+import { createStderrLogger, type CliIo } from './cli-io.ts';
 import { resolveDataDirectory, resolveDatabaseUrl } from './server-config.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -22,12 +21,6 @@ export interface StoredMcpRuntimeOptions {
 }
 
 export const DEFAULT_MCP_USER = 'admin';
-
-function stderrLogger(io: CliIo): ToolportLogger {
-  const write = (level: string) => (object: Record<string, unknown>, message?: string) =>
-    io.stderr(`toolport mcp: ${level} ${message ?? ''} ${JSON.stringify(object)}\n`);
-  return { debug: () => {}, info: () => {}, warn: write('warn'), error: write('error') };
-}
 
 /**
  * `toolport mcp --data-dir/--database-url/--user`: a stored user's tools as `toolport serve` would give them — their
@@ -44,7 +37,7 @@ export async function openStoredMcpRuntime(
 }> {
   const dataDirectory = resolveDataDirectory(options.dataDirectory, io.env, io.cwd);
   const databaseUrl = resolveDatabaseUrl(options.databaseUrl, io.env, dataDirectory);
-  const logger = stderrLogger(io);
+  const logger = createStderrLogger(io, 'toolport mcp', 'warn');
   const database = openDatabase(databaseUrl, { baseDirectory: io.cwd });
   try {
     await migrateDatabase(database);

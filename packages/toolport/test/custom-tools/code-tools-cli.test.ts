@@ -119,6 +119,16 @@ export default tool({ description: "Restricted bash wrapper", args: { command: t
     expect(JSON.parse(hello.stdout)).toBe('hello from the global folder');
   });
 
+  it('context.log lines go to stderr; stdout keeps only the result', async () => {
+    sandbox.write(
+      'project/.toolport/tools/noisy.ts',
+      'export default { description: "n", args: {}, execute(_a, context) { context.log("warn", "disk almost full"); return "ok" } }',
+    );
+    const ran = await toolport(sandbox.project, 'tools', 'run', 'noisy');
+    expect(ran).toMatchObject({ code: 0, stdout: '"ok"\n' });
+    expect(ran.stderr).toMatch(/toolport: warn disk almost full \{"tool":"noisy"/);
+  });
+
   it('an unmodified opencode tool file loads from .opencode/tool', async () => {
     sandbox.write(
       'project/.opencode/tool/database.ts',
