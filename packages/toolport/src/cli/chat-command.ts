@@ -5,6 +5,8 @@ import { parseArgs } from 'node:util';
 import { defaultToolRegistry } from '../core/tool-registry.ts';
 import { createToolRuntime, type ToolRuntime } from '../core/tool-runtime.ts';
 import type { ToolServices } from '../core/tool-types.ts';
+import { cliCodeToolFolders } from '../custom-tools/code-tool-folders.ts';
+import { EMPTY_CODE_TOOL_SNAPSHOT, loadCodeToolSnapshot } from '../custom-tools/code-tool-registration.ts';
 import { runAgentTurn, startConversation } from '../providers/agent-loop.ts';
 import {
   API_KEY_ENVIRONMENT_VARIABLES,
@@ -238,12 +240,27 @@ async function chat(
     apiKey = 'no-key';
   }
 
+  // CODE-1: the project's (working directory, else the current one) and the user's code tools, over the built-ins.
+  const codeTools =
+    stored === undefined
+      ? await loadCodeToolSnapshot(
+          cliCodeToolFolders({
+            projectDirectory: workingDirectory ?? io.cwd,
+            includeUserFolders: true,
+            env: io.env,
+          }),
+          workingDirectory ?? io.cwd,
+        )
+      : EMPTY_CODE_TOOL_SNAPSHOT;
+  for (const error of codeTools.loadErrors)
+    io.stderr(`toolport: code tool not loaded: ${error.file}: ${error.reason}\n`);
   const adapter = createProviderAdapter(provider, { model, apiKey, baseURL, maxOutputTokens });
   // Last: a stored user's runtime connects their MCP servers, which bad arguments must never get to.
   const runtime: ToolRuntime =
     (await stored?.openRuntime()) ??
     createToolRuntime({
       entries: registerBuiltinTools(defaultToolRegistry).listEntries(),
+      extraEntries: codeTools.entries,
       userId: 'local',
       chatId: 'cli',
       mode: workingDirectory === undefined ? 'chat' : 'agent',

@@ -1,3 +1,5 @@
+import type { ToolportLogger } from '../core/tool-types.ts';
+
 /** Where a command writes. Injected so tests can run commands in-process and read what they printed. */
 export interface CliIo {
   stdout(text: string): void;
@@ -20,3 +22,23 @@ export const processIo: CliIo = {
   stdoutIsTerminal: process.stdout.isTTY === true,
   stderrIsTerminal: process.stderr.isTTY === true,
 };
+
+/**
+ * Log lines on stderr (stdout carries a command's result or the MCP protocol): `prefix: level message {fields}`.
+ * Levels below `minimum` are dropped; debug always is.
+ */
+export function createStderrLogger(
+  io: CliIo,
+  prefix: string,
+  minimum: 'info' | 'warn' = 'info',
+): ToolportLogger {
+  const write = (level: string) => (object: Record<string, unknown>, message?: string) =>
+    io.stderr(`${prefix}: ${level} ${message ?? ''} ${JSON.stringify(object)}\n`);
+  const ignore = (): void => {};
+  return {
+    debug: ignore,
+    info: minimum === 'info' ? write('info') : ignore,
+    warn: write('warn'),
+    error: write('error'),
+  };
+}

@@ -71,8 +71,15 @@ const WORKDIR_FLAG = {
 
 export const TOOLS_LIST_SPEC = {
   name: 'tools list',
-  summary: 'list the built-in tools',
-  flags: { json: { type: 'boolean', description: 'print JSON' } },
+  summary: 'list the built-in tools and the code tools of the project and the user',
+  flags: {
+    json: { type: 'boolean', description: 'print JSON' },
+    workdir: {
+      type: 'string',
+      value: 'DIR',
+      description: 'the project whose .toolport/tools load (default .)',
+    },
+  },
 } as const satisfies CommandSpec;
 
 export const TOOLS_RUN_SPEC = {
@@ -155,6 +162,11 @@ export const SERVE_SPEC = {
       type: 'string',
       value: 'LEVEL',
       description: 'fatal, error, warn, info, debug, trace or silent (default info)',
+    },
+    'code-tool-roots': {
+      type: 'string',
+      value: 'DIR:DIR',
+      description: 'the only projects whose code tools serve loads (TOOLPORT_CODE_TOOL_ROOTS)',
     },
     policy: {
       type: 'string',

@@ -2,7 +2,7 @@ import { InMemoryExecutionRecorder } from '../core/execution-recorder.ts';
 import { defaultToolRegistry } from '../core/tool-registry.ts';
 import { FileFreshnessLedger, getCliFreshnessDirectory } from '../fs/file-freshness-ledger.ts';
 import { registerBuiltinTools } from '../tools/index.ts';
-import { processIo, type CliIo } from './cli-io.ts';
+import { createStderrLogger, processIo, type CliIo } from './cli-io.ts';
 import { runToolsListCommand } from './tools-list-command.ts';
 import { runToolsRunCommand } from './tools-run-command.ts';
 import {
@@ -28,11 +28,14 @@ const COMMANDS: Record<string, CommandHandler> = {
       {
         registry: registerBuiltinTools(defaultToolRegistry),
         recorder: new InMemoryExecutionRecorder(),
+        // Code tools' context.log lines (CODE-1); stdout carries only the result.
+        logger: createStderrLogger(io, 'toolport'),
         // One process per call: read_file's record must outlive it for write_file's guard (keyed by --chat).
         services: { freshnessLedger: new FileFreshnessLedger(await getCliFreshnessDirectory(io.env)) },
       },
       io,
       signal,
+      defaultToolRegistry,
     ),
   // Imported on use: the provider SDKs load only for the command that talks to a provider.
   chat: async (argv, io, signal) => (await import('./chat-command.ts')).runChatCommand(argv, io, signal),

@@ -1,9 +1,11 @@
 import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import type { RegistryEntry } from '../core/tool-registry.ts';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
+import type { McpStdioServer } from '../mcp/mcp-stdio-server.ts';
 import { confinementFromFlags } from './cli-confinement.ts';
-import type { CliIo } from './cli-io.ts';
+import { createStderrLogger, type CliIo } from './cli-io.ts';
 import { UsageError } from './usage-error.ts';
 import { MCP_SPEC, parseOptionsOf } from './command-specs.ts';
 
@@ -41,7 +43,11 @@ export async function runMcpCommand(argv: string[], io: CliIo, signal: AbortSign
   const stdioServerModule = import('../mcp/mcp-stdio-server.ts');
   const stored =
     values['data-dir'] !== undefined || values['database-url'] !== undefined || values.user !== undefined;
-  let runtime: ToolRuntime;
+  // CODE-1: the project's and the user's code tools, reloaded on change (list_changed to the client).
+  const { startLiveCodeTools } = await import('../custom-tools/code-tool-live-reload.ts');
+  const { cliCodeToolFolders } = await import('../custom-tools/code-tool-folders.ts');
+  const projectDirectory = workingDirectory ?? io.cwd;
+  let buildRuntime: (codeTools: readonly RegistryEntry[]) => Promise<ToolRuntime>;
   let closeStored: () => Promise<void> = async () => {};
   if (stored) {
     // Persistence, services and the MCP client SDK load only in this mode.
@@ -56,7 +62,7 @@ export async function runMcpCommand(argv: string[], io: CliIo, signal: AbortSign
       },
       io,
     );
-    runtime = opened.runtime;
+    buildRuntime = opened.buildRuntime;
     closeStored = opened.close;
   } else {
     const [{ createToolRuntime }, { defaultToolRegistry }, { registerBuiltinTools }] = await Promise.all([
@@ -65,16 +71,43 @@ export async function runMcpCommand(argv: string[], io: CliIo, signal: AbortSign
       import('../tools/index.ts'),
     ]);
     const registry = registerBuiltinTools(defaultToolRegistry);
-    runtime = createToolRuntime({
-      entries: registry.listEntries(),
-      userId: 'local',
-      mode: workingDirectory === undefined ? 'chat' : 'agent',
-      ...(workingDirectory === undefined ? {} : { workingDirectory }),
-      environment: { services: fileServices },
-    });
+    buildRuntime = async (codeTools) =>
+      createToolRuntime({
+        entries: registry.listEntries(),
+        extraEntries: codeTools,
+        userId: 'local',
+        mode: workingDirectory === undefined ? 'chat' : 'agent',
+        ...(workingDirectory === undefined ? {} : { workingDirectory }),
+        // Code tools' context.log lines; stdout carries only the protocol.
+        environment: { logger: createStderrLogger(io, 'toolport mcp'), services: fileServices },
+      });
   }
+  const reportLoadErrors = (errors: readonly { file: string; reason: string }[]): void => {
+    for (const error of errors)
+      io.stderr(`toolport mcp: code tool not loaded: ${error.file}: ${error.reason}\n`);
+  };
+  const current: { server?: McpStdioServer } = {};
+  let reloads = Promise.resolve();
+  const codeTools = await startLiveCodeTools({
+    folders: cliCodeToolFolders({ projectDirectory, includeUserFolders: true, env: io.env }),
+    workspace: projectDirectory,
+    onChange: (snapshot) => {
+      reportLoadErrors(snapshot.loadErrors);
+      // In order: a slow rebuild must not overwrite a newer one.
+      reloads = reloads
+        .then(() => buildRuntime(snapshot.entries))
+        .then((next) => current.server?.replaceRuntime(next))
+        .catch((error: unknown) =>
+          io.stderr(`toolport mcp: could not reload code tools: ${String(error)}\n`),
+        );
+    },
+    onError: (error) => io.stderr(`toolport mcp: could not reload code tools: ${String(error)}\n`),
+  });
+  reportLoadErrors(codeTools.snapshot.loadErrors);
+  const runtime = await buildRuntime(codeTools.snapshot.entries);
   const { serveMcpOverStdio } = await stdioServerModule;
   const server = serveMcpOverStdio({ runtime });
+  current.server = server;
   // A client that went away mid-write must end the session, not crash the process.
   process.stdout.on('error', () => server.close());
   signal.addEventListener('abort', () => server.close(), { once: true });
@@ -83,6 +116,7 @@ export async function runMcpCommand(argv: string[], io: CliIo, signal: AbortSign
       `${workingDirectory === undefined ? '' : ` (workdir ${workingDirectory})`}\n`,
   );
   await server.closed;
+  codeTools.close();
   await closeStored();
   return 0;
 }

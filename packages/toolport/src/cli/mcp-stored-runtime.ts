@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { isToolportError } from '../core/errors.ts';
+import type { RegistryEntry } from '../core/tool-registry.ts';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
-import type { ToolServices, ToolportLogger } from '../core/tool-types.ts';
+import type { ToolServices } from '../core/tool-types.ts';
 import type { ChatRecord } from '../persistence/repositories/chat-repository.ts';
-import type { CliIo } from './cli-io.ts';
+import { createStderrLogger, type CliIo } from './cli-io.ts';
 import { openStoredServices } from './open-existing-store.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -19,12 +20,6 @@ export interface StoredMcpRuntimeOptions {
 
 export const DEFAULT_MCP_USER = 'admin';
 
-function stderrLogger(io: CliIo): ToolportLogger {
-  const write = (level: string) => (object: Record<string, unknown>, message?: string) =>
-    io.stderr(`toolport mcp: ${level} ${message ?? ''} ${JSON.stringify(object)}\n`);
-  return { debug: () => {}, info: () => {}, warn: write('warn'), error: write('error') };
-}
-
 /**
  * `toolport mcp --data-dir/--database-url/--user`: a stored user's tools as `toolport serve` would give them — their
  * saved settings, secrets and MCP servers (whose tools are listed at start, so enabled stdio servers are spawned).
@@ -33,11 +28,15 @@ function stderrLogger(io: CliIo): ToolportLogger {
 export async function openStoredMcpRuntime(
   options: StoredMcpRuntimeOptions,
   io: CliIo,
-): Promise<{ runtime: ToolRuntime; close(): Promise<void> }> {
+): Promise<{
+  /** The user's enabled tools plus `codeTools` (CODE-1, shadowing same-named tools); called again on a reload. */
+  buildRuntime(codeTools: readonly RegistryEntry[]): Promise<ToolRuntime>;
+  close(): Promise<void>;
+}> {
   const { services, database, close } = await openStoredServices(
     io,
     { dataDirectory: options.dataDirectory, databaseUrl: options.databaseUrl },
-    stderrLogger(io),
+    createStderrLogger(io, 'toolport mcp', 'warn'),
   );
   try {
     const userName = options.userName ?? DEFAULT_MCP_USER;
@@ -64,10 +63,14 @@ export async function openStoredMcpRuntime(
             updatedAt: now,
           };
     // The CLI runs as the local user (LOCAL_USER_POLICY); its own --workdir confinement replaces serve's.
-    const runtime = await services.toolRuntime.getEnabledToolRuntime(user, chat, null, {
-      cliFileServices: options.fileServices,
-    });
-    return { runtime, close };
+    return {
+      buildRuntime: (codeTools) =>
+        services.toolRuntime.getEnabledToolRuntime(user, chat, null, {
+          cliFileServices: options.fileServices,
+          extraEntries: codeTools,
+        }),
+      close,
+    };
   } catch (error) {
     await close();
     if (isToolportError(error)) throw new UsageError(error.message);

@@ -7,6 +7,7 @@ import type { ToolRegistry } from '../core/tool-registry.ts';
 import type { ToolportLogger } from '../core/tool-types.ts';
 import { buildServer, TOOLPORT_VERSION, type ToolportServerPlugin } from '../http/build-server.ts';
 import { createMcpEndpointPlugin, mcpAllowedHosts } from '../http/plugins/mcp-endpoint.ts';
+import { parseCodeToolRoots } from '../custom-tools/code-tool-folders.ts';
 import { parseOutboundAllowlist } from '../net/parse-outbound-allowlist.ts';
 import { createSafeFetch } from '../net/safe-fetch.ts';
 import { migrateDatabase, openDatabase } from '../persistence/database.ts';
@@ -37,8 +38,8 @@ export interface ServeCommandOptions {
 }
 
 /**
- * `toolport serve [--host H] [--port P] [--data-dir DIR] [--database-url URL] [--log-level L] [--policy FILE]`
- * (CLI-1; the operator policy: docs/operator-policy.md). Runs until
+ * `toolport serve [--host H] [--port P] [--data-dir DIR] [--database-url URL] [--log-level L] [--policy FILE]
+ * [--code-tool-roots DIR:DIR]` (CLI-1; the operator policy: docs/operator-policy.md). Runs until
  * `signal` aborts (Ctrl-C) or SIGTERM, then shuts down gracefully: stops accepting, aborts running tools, lets
  * in-flight requests finish, closes the database. JSON logs go to stdout; the login banner goes to stderr.
  */
@@ -87,6 +88,11 @@ async function serve(
 
   // Before anything is written: a busy port must not leave a fresh data dir, key and database behind.
   await assertPortAvailable(host, port);
+  // CODE-1: only the directories the operator lists; `:`-separated like PATH (the policy adds its codeToolRoots).
+  const codeToolRoots = parseCodeToolRoots(
+    values['code-tool-roots'] ?? io.env.TOOLPORT_CODE_TOOL_ROOTS,
+    io.cwd,
+  );
   const dataDirectory = resolveDataDirectory(values['data-dir'], io.env, io.cwd);
   const databaseUrl = resolveDatabaseUrl(values['database-url'], io.env, dataDirectory);
   // AUTH-2: an invalid policy stops the start, before anything is created or opened.
@@ -128,6 +134,7 @@ async function serve(
         registry: options.registry,
         secretKey: secretKey.key,
         toolSources: options.toolSources,
+        codeToolRoots,
         logger: bootLogger,
         http: outbound.client,
         // The database, secret key and admin token live here: no model-driven filesystem tool may reach them (the

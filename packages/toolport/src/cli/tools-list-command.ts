@@ -1,13 +1,22 @@
 import { parseArgs } from 'node:util';
 import type { ToolRegistry } from '../core/tool-registry.ts';
+import { cliCodeToolFolders } from '../custom-tools/code-tool-folders.ts';
+import {
+  loadCodeToolSnapshot,
+  registerCodeTools,
+  type CodeToolRegistration,
+} from '../custom-tools/code-tool-registration.ts';
 import type { CliIo } from './cli-io.ts';
 import { parseOptionsOf, TOOLS_LIST_SPEC } from './command-specs.ts';
+import { resolveWorkdir } from './tools-run-command.ts';
 
 export interface ToolListing {
   name: string;
   title: string;
   category: string;
   source: string;
+  /** A code tool's file. */
+  file?: string;
   enabledByDefault: boolean;
   canDisable: boolean;
   description: string;
@@ -19,22 +28,57 @@ export function listTools(registry: ToolRegistry): ToolListing[] {
     title: tool.settings.title,
     category: tool.settings.category,
     source: source.kind,
+    ...(source.file === undefined ? {} : { file: source.file }),
     enabledByDefault: tool.settings.enabledByDefault,
     canDisable: tool.settings.canDisable,
     description: tool.settings.description,
   }));
 }
 
-/** `toolport tools list [--json]` */
-export function runToolsListCommand(argv: string[], registry: ToolRegistry, io: CliIo): number {
+/**
+ * CODE-1 for the CLI: the code tools of `<project>/.toolport/tools`, `.opencode/tool(s)` and the user's folders
+ * (`$XDG_CONFIG_HOME/{toolport/tools,opencode/tool(s)}`), registered into `registry` over the built-ins.
+ */
+export async function registerCliCodeTools(
+  registry: ToolRegistry,
+  projectDirectory: string,
+  env: NodeJS.ProcessEnv,
+): Promise<CodeToolRegistration> {
+  const folders = cliCodeToolFolders({ projectDirectory, includeUserFolders: true, env });
+  return registerCodeTools(registry, await loadCodeToolSnapshot(folders, projectDirectory));
+}
+
+function printCodeToolNotes(registration: CodeToolRegistration, io: CliIo): void {
+  if (registration.shadowed.length > 0) {
+    io.stdout('\nShadowed:\n');
+    for (const item of registration.shadowed)
+      io.stdout(
+        `  ${item.name} (${item.file === 'builtin' ? 'built-in' : item.file}) by ${item.shadowedBy}\n`,
+      );
+  }
+  if (registration.loadErrors.length > 0) {
+    io.stdout(`\nLoad errors (${registration.loadErrors.length}):\n`);
+    for (const error of registration.loadErrors) io.stdout(`  ${error.file}: ${error.reason}\n`);
+  }
+}
+
+/** `toolport tools list [--json] [--workdir DIR]` */
+export async function runToolsListCommand(
+  argv: string[],
+  registry: ToolRegistry,
+  io: CliIo,
+): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     options: parseOptionsOf(TOOLS_LIST_SPEC),
     strict: true,
   });
+  const projectDirectory = values.workdir === undefined ? io.cwd : resolveWorkdir(values.workdir, io.cwd);
+  const registration = await registerCliCodeTools(registry, projectDirectory, io.env);
   const listing = listTools(registry);
   if (values.json) {
-    io.stdout(`${JSON.stringify({ tools: listing }, null, 2)}\n`);
+    const { shadowed, loadErrors } = registration;
+    io.stdout(`${JSON.stringify({ tools: listing, shadowed, loadErrors }, null, 2)}\n`);
     return 0;
   }
   const rows = [['NAME', 'TITLE', 'CATEGORY', 'DEFAULT', 'CAN DISABLE']];
@@ -55,5 +99,6 @@ export function runToolsListCommand(argv: string[], registry: ToolRegistry, io: 
         .join('  ')
         .trimEnd()}\n`,
     );
+  printCodeToolNotes(registration, io);
   return 0;
 }

@@ -2,6 +2,7 @@ import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { executeTool, type ExecuteToolEnvironment } from '../core/execute-tool.ts';
+import type { ToolRegistry } from '../core/tool-registry.ts';
 import type { ToolMode, ToolSettingsInput } from '../core/tool-types.ts';
 import { confinementFromFlags } from './cli-confinement.ts';
 import type { CliIo } from './cli-io.ts';
@@ -31,7 +32,8 @@ export function parseSettingsOverrides(value: unknown): ToolSettingsInput {
   return overrides;
 }
 
-function resolveWorkdir(directory: string, cwd: string): string {
+/** `--workdir`: an existing directory, as its real path. */
+export function resolveWorkdir(directory: string, cwd: string): string {
   const absolute = resolve(cwd, directory);
   let real: string;
   try {
@@ -50,12 +52,15 @@ function resolveWorkdir(directory: string, cwd: string): string {
  * (`signal`) prints what the tool returned when it stopped (a shell's partial output) and returns 130. On a terminal,
  * stderr shows a progress line while the call runs.
  * `--mode` defaults to agent when `--workdir` is given (the directory is then used, PATH-1), else chat.
+ * With `codeToolRegistry` (the registry `environment` looks tools up in), the project's and the user's code tools
+ * (CODE-1) are loaded into it first; their load errors are printed on stderr.
  */
 export async function runToolsRunCommand(
   argv: string[],
   environment: ExecuteToolEnvironment,
   io: CliIo,
   signal?: AbortSignal,
+  codeToolRegistry?: ToolRegistry,
 ): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -80,6 +85,13 @@ export async function runToolsRunCommand(
   const workingDirectory = values.workdir === undefined ? undefined : resolveWorkdir(values.workdir, io.cwd);
   const mode: ToolMode =
     (values.mode as ToolMode | undefined) ?? (workingDirectory === undefined ? 'chat' : 'agent');
+  if (codeToolRegistry !== undefined) {
+    const { registerCliCodeTools } = await import('./tools-list-command.ts');
+    const { loadErrors } = await registerCliCodeTools(codeToolRegistry, workingDirectory ?? io.cwd, io.env);
+    for (const error of loadErrors)
+      io.stderr(`toolport: code tool not loaded: ${error.file}: ${error.reason}
+`);
+  }
 
   const fileServices = confinementFromFlags(values, workingDirectory, io);
   const progress = startProgressLine(io, `toolport: ${toolName} running (Ctrl-C stops it)`);

@@ -4,13 +4,18 @@ import type { RegisteredTool } from './tool-types.ts';
 /** The strictest provider rule for tool names (OpenAI, Anthropic, Gemini all accept this set). */
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 
-export type ToolSourceKind = 'builtin' | 'custom' | 'mcp' | 'agent' | 'http';
+export type ToolSourceKind = 'builtin' | 'custom' | 'code' | 'mcp' | 'agent' | 'http';
 
-/** Where a tool came from: a built-in, a custom-tool file (or config row), an MCP server, or an HTTP tool row. */
+/**
+ * Where a tool came from: a built-in, a custom-tool config row, a code-tool file (CODE-1), an MCP server, an agent
+ * tool row (AGENT-1) or an HTTP tool row (HTTP-1).
+ */
 export interface ToolSource {
   kind: ToolSourceKind;
   /** The file, config id or server that defined it; named in duplicate errors. */
   origin: string;
+  /** A code tool's file (absolute path). */
+  file?: string;
 }
 
 export interface RegistryEntry {

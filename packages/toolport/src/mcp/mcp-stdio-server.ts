@@ -33,16 +33,30 @@ export interface McpStdioServer {
   /** Resolves when the input ends (the client closed stdin) or `close()` was called. */
   readonly closed: Promise<void>;
   close(): void;
+  /**
+   * Serves `runtime` from now on (code tools reloaded, CODE-1); calls already running finish on the old one. Sends
+   * `notifications/tools/list_changed` when the listing differs.
+   */
+  replaceRuntime(runtime: ToolRuntime): void;
+}
+
+/** What a client's tools/list would show, to tell whether a new runtime changes it. */
+function listingKey(runtime: ToolRuntime): string {
+  return JSON.stringify(runtime.tools.map((tool) => tool.definition));
 }
 
 export function serveMcpOverStdio(options: ServeMcpStdioOptions): McpStdioServer {
-  const { runtime } = options;
+  let runtime = options.runtime;
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stdout;
-  const dispatch = createMcpToolsDispatcher({
-    runtime,
-    ...(options.serverInfo === undefined ? {} : { serverInfo: options.serverInfo }),
-  });
+  const dispatcherFor = (served: ToolRuntime) =>
+    createMcpToolsDispatcher({
+      runtime: served,
+      listChanged: true,
+      ...(options.serverInfo === undefined ? {} : { serverInfo: options.serverInfo }),
+    });
+  let dispatch = dispatcherFor(runtime);
+  let initialized = false;
   const inFlight = new Map<RequestId, AbortController>();
   const running = new Set<Promise<void>>();
   let buffered = '';
@@ -56,6 +70,7 @@ export function serveMcpOverStdio(options: ServeMcpStdioOptions): McpStdioServer
   function handleRequest(id: RequestId, method: string, params: JsonObject): void {
     const controller = new AbortController();
     if (method === 'tools/call') inFlight.set(id, controller);
+    if (method === 'initialize') initialized = true;
     const call = dispatch(id, method, params, { signal: controller.signal, notify: send })
       .then((response: JsonRpcResponse) => {
         // A cancelled request gets no response (MCP cancellation).
@@ -128,8 +143,14 @@ export function serveMcpOverStdio(options: ServeMcpStdioOptions): McpStdioServer
   const drainThenClose = (): void => {
     void Promise.allSettled([...running]).then(close);
   };
+  const replaceRuntime = (next: ToolRuntime): void => {
+    const changed = listingKey(next) !== listingKey(runtime);
+    runtime = next;
+    dispatch = dispatcherFor(next);
+    if (initialized && changed) send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+  };
   input.on('data', onData);
   input.once('end', drainThenClose);
   input.once('close', drainThenClose);
-  return { closed, close };
+  return { closed, close, replaceRuntime };
 }

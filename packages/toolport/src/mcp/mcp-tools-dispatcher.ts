@@ -40,6 +40,8 @@ export interface McpToolsDispatcherOptions {
   runtime: ToolRuntime;
   serverInfo?: { name: string; version: string };
   instructions?: string;
+  /** Announce `tools.listChanged`: the host sends `notifications/tools/list_changed` (`toolport mcp`'s reloads). */
+  listChanged?: boolean;
 }
 
 export type McpToolsDispatcher = (
@@ -108,7 +110,7 @@ export function createMcpToolsDispatcher(options: McpToolsDispatcherOptions): Mc
               : SUPPORTED_MCP_PROTOCOL_VERSIONS[0];
           return reply(id, {
             protocolVersion,
-            capabilities: { tools: { listChanged: false } },
+            capabilities: { tools: { listChanged: options.listChanged === true } },
             serverInfo,
             ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
           });

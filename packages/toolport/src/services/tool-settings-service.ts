@@ -34,6 +34,8 @@ export interface ToolSettingsDescriptor {
   description: string;
   category: ToolCategory;
   source: ToolSourceKind;
+  /** A code tool's file (CODE-1). */
+  file?: string;
   /** False (with `policy.allowed` false) for a tool the operator policy keeps from this user, whatever was saved. */
   enabled: boolean;
   /** AUTH-2: whether the operator policy lets this user enable the tool, and why not (`tools.adminOnly`). */
@@ -196,6 +198,7 @@ export class ToolSettingsService {
       description: tool.settings.description,
       category: tool.settings.category,
       source: source.kind,
+      ...(source.file === undefined ? {} : { file: source.file }),
       enabled: effective.enabled && policy.allowed,
       policy,
       enabledByDefault: tool.settings.enabledByDefault,

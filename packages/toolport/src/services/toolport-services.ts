@@ -1,6 +1,7 @@
 import { DatabaseImageStore, type ServedImageStore } from './database-image-store.ts';
 import type { ToolRegistry } from '../core/tool-registry.ts';
 import type { OutboundHttpClient, ShellSandboxOptions, ToolportLogger } from '../core/tool-types.ts';
+import { createServerCodeTools, type ServerCodeTools } from '../custom-tools/code-tool-server-source.ts';
 import type { ToolportDatabase } from '../persistence/database.ts';
 import { createRepositories, type Repositories } from '../persistence/repositories.ts';
 import { DEFAULT_OPERATOR_POLICY, type OperatorPolicy } from '../policy/operator-policy.ts';
@@ -58,6 +59,11 @@ export interface ToolportServicesOptions {
   outboundAllowlist?: OutboundAllowlist;
   /** Resolver for HTTP tools' connections (tests); the system resolver otherwise. */
   outboundResolve?: HostResolver;
+  /**
+   * CODE-1: project directories whose `.toolport/tools` and `.opencode/tool(s)` are loaded for every user
+   * (`--code-tool-roots`, `TOOLPORT_CODE_TOOL_ROOTS`), before the policy's `codeToolRoots`.
+   */
+  codeToolRoots?: readonly string[];
 }
 
 /** Everything the HTTP routes, the CLI and later the agent loop call, wired once over one database. */
@@ -83,6 +89,8 @@ export interface ToolportServices {
   readonly policy: OperatorPolicy;
   /** Users' declarative HTTP tools (HTTP-1); `httpTools.close()` on shutdown ends their connections. */
   readonly httpTools: HttpToolService;
+  /** The operator's code tools (CODE-1): part of every user's catalog; their load errors for the settings API. */
+  readonly codeTools: ServerCodeTools;
   /** Waits for background audit inserts; the caller closes the database. */
   flush(): Promise<void>;
 }
@@ -140,6 +148,9 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
     isAdmin: async (userId) => (await repositories.users.findById(userId))?.isAdmin === true,
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   });
+  const codeTools = createServerCodeTools([
+    ...new Set([...(options.codeToolRoots ?? []), ...policy.codeToolRoots]),
+  ]);
   const providers = new ProviderConfigService({
     repository: repositories.providerConfigs,
     secrets,
@@ -165,7 +176,9 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
     policy: () => policy,
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   });
+  // Code tools first: a user's HTTP/agent tools and MCP tools of the same name shadow them, as they do built-ins.
   const catalog = createToolCatalog(options.registry, [
+    () => codeTools.list(),
     ...(options.toolSources ?? []),
     httpTools.toolSource,
     mcp.toolSource,
@@ -228,6 +241,7 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
     imageStore,
     policy,
     httpTools,
+    codeTools,
     flush: () => repositories.toolExecutions.flush(),
   };
 }

@@ -20,7 +20,13 @@ export function registerToolSettingsRoutes(app: ToolportApp, services: ToolportS
         response: { 200: ToolSettingsListResponseSchema, 401: errorResponses[401] },
       },
     },
-    async (request) => ({ tools: await services.toolSettings.list(getAuthenticatedUser(request)) }),
+    async (request) => {
+      const [tools, loadErrors] = await Promise.all([
+        services.toolSettings.list(getAuthenticatedUser(request)),
+        services.codeTools.loadErrors(),
+      ]);
+      return { tools, loadErrors: [...loadErrors] };
+    },
   );
 
   app.get(

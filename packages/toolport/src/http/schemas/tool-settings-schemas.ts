@@ -26,7 +26,8 @@ export const ToolSettingsDescriptorSchema = Type.Object(
     title: Type.String(),
     description: Type.String(),
     category: Type.String(),
-    source: Type.String({ description: 'builtin, custom or mcp' }),
+    source: Type.String({ description: 'builtin, custom, code, mcp, agent or http' }),
+    file: Type.Optional(Type.String({ description: "A code tool's file (CODE-1)." })),
     enabled: Type.Boolean({
       description: 'Effective: false while the operator policy keeps the tool from the caller.',
     }),
@@ -50,8 +51,22 @@ export const ToolSettingsDescriptorSchema = Type.Object(
   { $id: 'ToolSettingsDescriptor' },
 );
 
+export const CodeToolLoadErrorSchema = Type.Object(
+  {
+    file: Type.String({ description: 'The code-tool file that did not load (absolute path).' }),
+    reason: Type.String({
+      description: 'Why: a parse error, an exception at import, an export that is no tool.',
+    }),
+  },
+  { $id: 'CodeToolLoadError', additionalProperties: false },
+);
+
 export const ToolSettingsListResponseSchema = Type.Object({
   tools: Type.Array(ToolSettingsDescriptorSchema),
+  loadErrors: Type.Array(CodeToolLoadErrorSchema, {
+    description:
+      "Code-tool files of the operator's roots that did not load; every other tool still loads (CODE-1).",
+  }),
 });
 
 export const ToolNameParamsSchema = Type.Object({ toolName: Type.String({ maxLength: 64 }) });
