@@ -184,6 +184,21 @@ export const USER_CREATE_SPEC = {
   flags: { admin: { type: 'boolean', description: 'make the user an admin' }, ...DATABASE_FLAGS },
 } as const satisfies CommandSpec;
 
+export const NET_CHECK_SPEC = {
+  name: 'net check',
+  positionals: '<url>',
+  summary: 'judge a URL by the outbound policy (NET-1) without sending a request (exit 0 allow, 1 block)',
+  flags: {
+    'no-resolve': {
+      type: 'boolean',
+      description: 'judge a host name by the name rules alone (no DNS lookup; addresses is empty)',
+    },
+  },
+  notes: [
+    'Reads the operator allowlist from TOOLPORT_OUTBOUND_ALLOW. Prints {"url","verdict","reason","addresses"}.',
+  ],
+} as const satisfies CommandSpec;
+
 export const COMMAND_SPECS: readonly CommandSpec[] = [
   TOOLS_LIST_SPEC,
   TOOLS_RUN_SPEC,
@@ -191,6 +206,7 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
   MCP_SPEC,
   SERVE_SPEC,
   USER_CREATE_SPEC,
+  NET_CHECK_SPEC,
 ];
 
 export function commandSpec(name: string): CommandSpec {

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { NET_CHECK_SPEC, parseOptionsOf } from './command-specs.ts';
 import { isToolportError } from '../core/errors.ts';
 import { compileAllowlist } from '../net/ip-address-policy.ts';
 import { judgeOutboundUrl, systemResolve } from '../net/outbound-url.ts';
@@ -14,7 +15,7 @@ import { UsageError } from './usage-error.ts';
 export async function runNetCheckCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { 'no-resolve': { type: 'boolean', default: false } },
+    options: parseOptionsOf(NET_CHECK_SPEC),
     allowPositionals: true,
     strict: true,
   });

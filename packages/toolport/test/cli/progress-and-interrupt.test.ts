@@ -1,9 +1,9 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { CliIo } from '../../src/cli/cli-io.ts';
 import { runCli } from '../../src/cli/main.ts';
 import { FakeProviderServer } from '../providers/fake-provider-server.ts';
@@ -78,7 +78,11 @@ describe('CLI-1 progress of a long tools run on a terminal', () => {
 
 describe.skipIf(!BUILT)('CLI-1 Ctrl-C on tools run (the real bin)', () => {
   it('returns the partial result with termination aborted and exits 130', async () => {
-    const marker = join(directory, 'started');
+    // The shell sandbox lets a command write only in its working directory, as an unprivileged uid under root.
+    const workdir = mkdtempSync(join(tmpdir(), 'toolport-progress-workdir-'));
+    onTestFinished(() => rmSync(workdir, { recursive: true, force: true }));
+    if (process.getuid?.() === 0) chownSync(workdir, 65534, 65534);
+    const marker = join(workdir, 'started');
     const child = spawn(
       process.execPath,
       [
@@ -90,6 +94,8 @@ describe.skipIf(!BUILT)('CLI-1 Ctrl-C on tools run (the real bin)', () => {
         JSON.stringify({ command: `echo started; echo $$ > ${marker}; sleep 30` }),
         '--settings',
         BASH_ON,
+        '--workdir',
+        workdir,
       ],
       {
         stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -8,11 +8,20 @@ import { join } from 'node:path';
  * makes a temp dir must remove it in afterAll/afterEach. A private root, not a before/after diff of /tmp, because
  * other test runs on the machine create and remove their own entries there meanwhile.
  */
-/** Written by Node itself (npm enables the module compile cache under the temp dir), not by a test. */
-const RUNTIME_ENTRIES = new Set(['node-compile-cache']);
+/**
+ * Written by the runtime, not by a test: Node's module compile cache (npm enables it under the temp dir), and the shell
+ * sandbox's per-user call-record directory of in-process CLI runs (FS-6 crash recovery; empty once calls end).
+ */
+const RUNTIME_ENTRIES = new Set([
+  'node-compile-cache',
+  `toolport-shell-calls-${process.getuid?.() ?? 'user'}`,
+]);
 
 export default function setup(): () => void {
   const root = mkdtempSync(join(tmpdir(), 'toolport-test-run-'));
+  // Like /tmp itself: the shell sandbox runs commands as an unprivileged uid when the suite runs as root, and that uid
+  // must be able to reach the scratch directories tests make in here (mkdtemp's 0700 would lock it out).
+  chmodSync(root, 0o1777);
   const previous = process.env.TMPDIR;
   process.env.TMPDIR = root;
   return () => {

@@ -22,8 +22,13 @@ export interface ShellCallRecord {
   startedAt: string;
 }
 
-/** The state directory used when the host gave none: per user, so two accounts never read each other's records. */
-export function defaultShellStateDirectory(): string {
+/**
+ * The state directory used when the host gave none: under the CLI's `TOOLPORT_STATE_DIR` when it is set (next to the
+ * freshness ledger), else per user in the temp dir, so two accounts never read each other's records.
+ */
+export function defaultShellStateDirectory(env: NodeJS.ProcessEnv = process.env): string {
+  const state = env.TOOLPORT_STATE_DIR;
+  if (state !== undefined && state !== '') return join(state, 'shell-calls');
   return join(tmpdir(), `toolport-shell-calls-${process.getuid?.() ?? 'user'}`);
 }
 

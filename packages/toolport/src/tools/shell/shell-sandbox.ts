@@ -161,6 +161,17 @@ function sandboxIdentity(
  * where chat mode runs by default — never a `cwd` the model picked) and the operator's `writablePaths`; the host's
  * protected paths are hidden. Undefined when no sandbox is available.
  */
+/**
+ * /proc and /dev inside the sandbox are its own (a fresh procfs of its PID namespace, a minimal /dev), not the host's:
+ * the operator policy denies the host's to file tools, and hiding the sandbox's would only break every command
+ * (`/dev/null`). Nothing below them is hidden either, for the same reason.
+ */
+const SANDBOX_OWN_MOUNTS = ['/proc', '/dev'];
+
+function isSandboxOwnMount(path: string): boolean {
+  return SANDBOX_OWN_MOUNTS.some((mount) => path === mount || path.startsWith(`${mount}/`));
+}
+
 export async function planShellSandbox(input: {
   status: ShellSandboxStatus;
   workingDirectory: string | undefined;
@@ -178,7 +189,7 @@ export async function planShellSandbox(input: {
   return {
     support: status,
     writablePaths: writable.map((entry) => entry.path),
-    hiddenPaths: existing(services.protectedPaths ?? []),
+    hiddenPaths: existing((services.protectedPaths ?? []).filter((path) => !isSandboxOwnMount(path))),
     identity: sandboxIdentity(options, input.workingDirectory),
     limits: {
       pidsMax: options.pidsMax ?? DEFAULT_SHELL_PIDS_MAX,
