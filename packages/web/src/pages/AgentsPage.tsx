@@ -1,0 +1,136 @@
+import { useState, type FormEvent } from 'react';
+import { api, call } from '../api/client';
+import { formatDate, prettyJson } from '../api/format';
+import type { Agent } from '../api/types';
+import { useResource } from '../api/use-resource';
+import { ErrorNotice } from '../components/ErrorNotice';
+import { Page } from '../components/Page';
+import { Switch } from '../components/Switch';
+import { TextField } from '../components/TextField';
+import { useAction } from '../components/useAction';
+import { linesOf } from './lines';
+
+export default function AgentsPage() {
+  const list = useResource(() => call(api.GET('/api/agents')));
+  const [name, setName] = useState('');
+  const [description, setDescription] = useState('');
+  const [systemPrompt, setSystemPrompt] = useState('');
+  const [model, setModel] = useState('');
+  const [specialists, setSpecialists] = useState('');
+  const [open, setOpen] = useState<string | undefined>(undefined);
+  const action = useAction();
+
+  const create = async (event: FormEvent) => {
+    event.preventDefault();
+    const config = {
+      ...(systemPrompt.trim() === '' ? {} : { systemPrompt }),
+      ...(model.trim() === '' ? {} : { model: model.trim() }),
+      ...(linesOf(specialists).length === 0 ? {} : { specialists: linesOf(specialists) }),
+    };
+    const ok = await action.run(() =>
+      call(api.POST('/api/agents', { body: { name: name.trim(), description, config } })),
+    );
+    if (ok) {
+      setName('');
+      setDescription('');
+      setSystemPrompt('');
+      setModel('');
+      setSpecialists('');
+      await list.reload();
+    }
+  };
+
+  return (
+    <Page title="Agents" intro="An agent is a system prompt, a model and an allowlist of tools; specialists are agents it may hand work to.">
+      <form className="card" onSubmit={create} aria-labelledby="agent-form-title" noValidate>
+        <h2 id="agent-form-title">Create an agent</h2>
+        <TextField label="Name" value={name} onValue={setName} maxLength={200} />
+        <TextField label="Description" value={description} onValue={setDescription} />
+        <TextField label="System prompt" value={systemPrompt} onValue={setSystemPrompt} multiline />
+        <TextField label="Model" value={model} onValue={setModel} hint="Empty: the provider configuration's default model." />
+        <TextField label="Specialists" value={specialists} onValue={setSpecialists} multiline hint="Agent names or ids, one per line." />
+        <button type="submit" disabled={action.busy || name.trim() === ''}>
+          Create agent
+        </button>
+        <ErrorNotice error={action.error} />
+      </form>
+      <ErrorNotice error={list.error} />
+      {list.data?.agents.length === 0 ? <p className="muted">No agents yet.</p> : null}
+      {(list.data?.agents ?? []).map((agent) => (
+        <article key={agent.id} className="card" aria-labelledby={`agent-${agent.id}`}>
+          <header className="tool-header">
+            <h2 id={`agent-${agent.id}`}>{agent.name}</h2>
+            <div className="actions">
+              <button
+                type="button"
+                className="secondary"
+                aria-expanded={open === agent.id}
+                aria-label={`Tools of ${agent.name}`}
+                onClick={() => setOpen(open === agent.id ? undefined : agent.id)}
+              >
+                Tools
+              </button>
+              <button
+                type="button"
+                className="danger"
+                aria-label={`Delete ${agent.name}`}
+                onClick={() =>
+                  void action.run(async () => {
+                    await call(api.DELETE('/api/agents/{agentId}', { params: { path: { agentId: agent.id } } }));
+                    await list.reload();
+                  })
+                }
+              >
+                Delete
+              </button>
+            </div>
+          </header>
+          <p>{agent.description}</p>
+          <pre className="json">{prettyJson(agent.config)}</pre>
+          <p className="muted">
+            Id <code>{agent.id}</code> · created {formatDate(agent.createdAt)}
+          </p>
+          {open === agent.id ? <AgentTools agent={agent} /> : null}
+        </article>
+      ))}
+    </Page>
+  );
+}
+
+/** The agent's allowlist: a switch per tool, stored with PATCH /api/agents/:id/tools/:tool. */
+function AgentTools({ agent }: { agent: Agent }) {
+  const tools = useResource(() => call(api.GET('/api/settings/tools')));
+  const selection = useResource(() => call(api.GET('/api/agents/{agentId}/tools', { params: { path: { agentId: agent.id } } })));
+  const action = useAction();
+  const allowed = new Map((selection.data?.tools ?? []).map((tool) => [tool.toolName, tool.enabled]));
+  return (
+    <section aria-label={`Tool allowlist of ${agent.name}`}>
+      <h3>Tools</h3>
+      <p className="hint">With no tool selected, the agent gets every tool you enabled.</p>
+      <ErrorNotice error={tools.error ?? selection.error ?? action.error} />
+      <ul className="allowlist">
+        {(tools.data?.tools ?? []).map((tool) => (
+          <li key={tool.name}>
+            <Switch
+              label={`Allow ${tool.name}`}
+              checked={allowed.get(tool.name) === true}
+              disabled={action.busy}
+              onChange={(enabled) =>
+                void action.run(async () => {
+                  await call(
+                    api.PATCH('/api/agents/{agentId}/tools/{toolId}', {
+                      params: { path: { agentId: agent.id, toolId: tool.name } },
+                      body: { enabled },
+                    }),
+                  );
+                  await selection.reload();
+                })
+              }
+            />
+            <code>{tool.name}</code>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
