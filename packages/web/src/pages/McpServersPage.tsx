@@ -126,7 +126,7 @@ export default function McpServersPage() {
                 checked={draft.transport === transport}
                 onChange={() => setDraft((current) => ({ ...current, transport }))}
               />
-              {transport === 'stdio' ? 'stdio (a local command)' : 'remote (a URL)'}
+              {transport === 'stdio' ? 'Local process (stdio)' : 'Remote server (HTTP)'}
             </label>
           ))}
         </fieldset>

@@ -58,9 +58,10 @@ function ToolGroupSection({ group, query, onChange }: { group: GroupedTools; que
   const headingId = `group-${group.group.replace(/\W+/g, '-').toLowerCase()}`;
   return (
     <section className="tool-group" aria-labelledby={headingId}>
-      <h2 id={headingId}>
-        {group.group} <span className="count">{group.count}</span>
-      </h2>
+      <div className="group-heading">
+        <h2 id={headingId}>{group.group}</h2>
+        <span className="count">{group.count === 1 ? '1 tool' : `${group.count} tools`}</span>
+      </div>
       {group.count === 0 ? <p className="muted">{query === '' ? 'No tools here yet.' : 'No match.'}</p> : null}
       {group.categories.map((category) => {
         const members = category.tools.filter((tool) => shown.has(tool.name));
