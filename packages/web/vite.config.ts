@@ -1,4 +1,4 @@
-import { defineConfig } from 'vitest/config';
+import { defineConfig } from 'vite';
 
 // No @vitejs/plugin-react: its current major needs vite 8, and the root pins vite 7 (AGENTS.md "vite pins").
 // esbuild compiles the JSX with the automatic runtime; there is no fast refresh, which a dev build can live without.
@@ -16,8 +16,5 @@ export default defineConfig({
   server: {
     // `npm run dev -w @toolport/web` against a `toolport serve` on the default port.
     proxy: { '/api': 'http://127.0.0.1:7420', '/mcp': 'http://127.0.0.1:7420' },
-  },
-  test: {
-    include: ['test/unit/**/*.test.ts', 'test/unit/**/*.test.tsx'],
   },
 });

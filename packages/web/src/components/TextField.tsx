@@ -9,9 +9,10 @@ export function TextField(
     hint?: string;
     error?: string | undefined;
     multiline?: boolean;
+    rows?: number;
   } & Omit<InputHTMLAttributes<HTMLInputElement>, 'value' | 'onChange'>,
 ) {
-  const { label, value, onValue, hint, error, multiline, ...rest } = props;
+  const { label, value, onValue, hint, error, multiline, rows, ...rest } = props;
   const id = useId();
   const describedBy = [error === undefined ? '' : `${id}-error`, hint === undefined ? '' : `${id}-hint`]
     .filter((part) => part !== '')
@@ -26,7 +27,7 @@ export function TextField(
     <div className={`field${error === undefined ? '' : ' has-error'}`}>
       <label htmlFor={id}>{label}</label>
       {multiline === true ? (
-        <textarea {...common} rows={6} spellCheck={false} onChange={(event) => onValue(event.target.value)} />
+        <textarea {...common} rows={rows ?? 6} spellCheck={false} onChange={(event) => onValue(event.target.value)} />
       ) : (
         <input {...rest} {...common} onChange={(event) => onValue(event.target.value)} />
       )}

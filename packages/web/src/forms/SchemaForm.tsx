@@ -69,8 +69,14 @@ export function SchemaForm({ fields, drafts, errors, onChange }: SchemaFormProps
         return (
           <div key={field.name} className={`field${field.kind === 'boolean' && typeof draft === 'boolean' ? ' field-boolean' : ''}${error === undefined ? '' : ' has-error'}`}>
             {field.kind === 'boolean' && typeof draft === 'boolean' ? control : null}
-            <label htmlFor={id}>{field.name}</label>
-            {field.required ? <span className="required" aria-hidden="true">*</span> : null}
+            <span className="label-row">
+              <label htmlFor={id}>{field.name}</label>
+              {field.required ? (
+                <span className="required" aria-hidden="true">
+                  *
+                </span>
+              ) : null}
+            </span>
             {field.kind === 'boolean' && typeof draft === 'boolean' ? null : control}
             <FieldNotes hintId={`${id}-hint`} errorId={`${id}-error`} hint={hint} error={error} />
           </div>

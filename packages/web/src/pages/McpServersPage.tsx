@@ -133,8 +133,8 @@ export default function McpServersPage() {
         {draft.transport === 'stdio' ? (
           <>
             <TextField label="Command" value={draft.command} onValue={set('command')} hint="An executable on the server, e.g. node or npx." />
-            <TextField label="Arguments" value={draft.args} onValue={set('args')} multiline hint="One argument per line." />
-            <TextField label="Environment" value={draft.env} onValue={set('env')} multiline hint="KEY=value per line; values may be {{SECRET}}." />
+            <TextField label="Arguments" rows={3} value={draft.args} onValue={set('args')} multiline hint="One argument per line." />
+            <TextField label="Environment" rows={3} value={draft.env} onValue={set('env')} multiline hint="KEY=value per line; values may be {{SECRET}}." />
             <TextField label="Working directory" value={draft.cwd} onValue={set('cwd')} />
           </>
         ) : (
@@ -146,7 +146,7 @@ export default function McpServersPage() {
               onValue={set('protocol')}
               options={['auto', 'streamable-http', 'sse'].map((value) => ({ value, label: value }))}
             />
-            <TextField label="Headers" value={draft.headers} onValue={set('headers')} multiline hint="Name: value per line; values may be {{SECRET}}." />
+            <TextField label="Headers" rows={3} value={draft.headers} onValue={set('headers')} multiline hint="Name: value per line; values may be {{SECRET}}." />
           </>
         )}
         <TextField label="Call timeout (seconds)" value={draft.callTimeoutSeconds} onValue={set('callTimeoutSeconds')} type="number" />
