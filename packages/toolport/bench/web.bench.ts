@@ -1,11 +1,9 @@
+/// <reference lib="dom" />
+// Code passed to page.evaluate runs in the browser: it needs the DOM types.
 // UI-1 budgets: the JavaScript loaded before the navigation renders (≤ 250 KB gzip) and the time from a reload to the
 // tool list on screen (≤ 1 s), in Debian's chromium against a spawned `toolport serve`. Needs `npm run build` first.
 import { gzipSync } from 'node:zlib';
-import {
-  assertBrowserPrerequisites,
-  launchBrowser,
-  spawnServe,
-} from '../test/ui/browser-harness.ts';
+import { assertBrowserPrerequisites, launchBrowser, spawnServe } from '../test/ui/browser-harness.ts';
 
 const RELOADS = 15;
 const median = (values: number[]): number => {
@@ -23,7 +21,10 @@ try {
   page.on('response', (response) => {
     if (navigationRendered || response.request().resourceType() !== 'script') return;
     const url = response.url();
-    void response.body().then((body) => scripts.set(url, body)).catch(() => {});
+    void response
+      .body()
+      .then((body) => scripts.set(url, body))
+      .catch(() => {});
   });
   await page.goto(server.loginUrl);
   await page.getByRole('navigation', { name: 'Main' }).waitFor();

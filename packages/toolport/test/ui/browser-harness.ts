@@ -8,13 +8,18 @@ import { chromium, type BrowserContext } from 'playwright-core';
 /** Debian's chromium (`.ci/run` installs it); playwright-core never downloads a browser. */
 export const CHROMIUM_PATH = process.env.TOOLPORT_CHROMIUM ?? '/usr/bin/chromium';
 export const WEB_UI_INDEX = fileURLToPath(new URL('../../../web/dist/index.html', import.meta.url));
-export const SCREENSHOT_DIRECTORY = fileURLToPath(new URL('../../../../test-results/web-ui/', import.meta.url));
+export const SCREENSHOT_DIRECTORY = fileURLToPath(
+  new URL('../../../../test-results/web-ui/', import.meta.url),
+);
 const BIN = fileURLToPath(new URL('../../bin/toolport.js', import.meta.url));
 
 export function assertBrowserPrerequisites(): void {
   if (!existsSync(CHROMIUM_PATH))
-    throw new Error(`No chromium at ${CHROMIUM_PATH}: apt-get install -y chromium (or set TOOLPORT_CHROMIUM).`);
-  if (!existsSync(WEB_UI_INDEX)) throw new Error(`The web UI is not built (${WEB_UI_INDEX}): run npm run build.`);
+    throw new Error(
+      `No chromium at ${CHROMIUM_PATH}: apt-get install -y chromium (or set TOOLPORT_CHROMIUM).`,
+    );
+  if (!existsSync(WEB_UI_INDEX))
+    throw new Error(`The web UI is not built (${WEB_UI_INDEX}): run npm run build.`);
 }
 
 export interface ServeProcess {
@@ -104,7 +109,13 @@ export function screenshotPath(name: string): string {
 }
 
 /** Calls the API the way the UI does, for setting up and checking what the page shows. */
-export async function apiCall(server: ServeProcess, method: string, path: string, body?: unknown, token = server.token) {
+export async function apiCall(
+  server: ServeProcess,
+  method: string,
+  path: string,
+  body?: unknown,
+  token = server.token,
+) {
   const response = await fetch(`${server.url}${path}`, {
     method,
     headers: {
@@ -114,5 +125,8 @@ export async function apiCall(server: ServeProcess, method: string, path: string
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await response.text();
-  return { status: response.status, body: (text === '' ? undefined : JSON.parse(text)) as Record<string, unknown> };
+  return {
+    status: response.status,
+    body: (text === '' ? undefined : JSON.parse(text)) as Record<string, unknown>,
+  };
 }

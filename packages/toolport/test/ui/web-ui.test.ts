@@ -1,3 +1,5 @@
+/// <reference lib="dom" />
+// Code passed to page.evaluate runs in the browser: it needs the DOM types.
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +16,9 @@ import {
 } from './browser-harness.ts';
 
 const EVERYTHING = fileURLToPath(
-  import.meta.resolve('@modelcontextprotocol/server-everything/package.json').replace(/package\.json$/, 'dist/index.js'),
+  import.meta
+    .resolve('@modelcontextprotocol/server-everything/package.json')
+    .replace(/package\.json$/, 'dist/index.js'),
 );
 const SECRET_VALUE = 'sk-ui-test-5f2c9a1e-never-shown';
 const NAV_LINKS = [
@@ -119,7 +123,9 @@ describe('UI-1 the web UI in a real browser against toolport serve', () => {
     await openPage(page, 'Tools');
     await toggle.click();
     await page.waitForFunction(
-      () => document.querySelector<HTMLInputElement>('[aria-label="Enable get_current_datetime"]')?.checked === true,
+      () =>
+        document.querySelector<HTMLInputElement>('[aria-label="Enable get_current_datetime"]')?.checked ===
+        true,
     );
   });
 
@@ -230,10 +236,18 @@ describe('UI-1 the web UI in a real browser against toolport serve', () => {
     await page.getByText('It is morning in UTC.').waitFor();
     const call = page.getByRole('listitem', { name: 'Tool call get_current_datetime' });
     expect(await call.getByText('result', { exact: true }).count()).toBe(1);
-    expect(await call.getByLabel('Arguments of get_current_datetime').textContent()).toBe('{"timezone":"UTC"}');
+    expect(await call.getByLabel('Arguments of get_current_datetime').textContent()).toBe(
+      '{"timezone":"UTC"}',
+    );
     expect(await call.getByLabel('Result of get_current_datetime').textContent()).toContain('UTC');
     const log = (await page.getByRole('list', { name: 'Event log' }).textContent()) ?? '';
-    for (const type of ['tool_call_started', 'tool_call_arguments_delta', 'tool_call_completed', 'tool_result', 'turn_completed'])
+    for (const type of [
+      'tool_call_started',
+      'tool_call_arguments_delta',
+      'tool_call_completed',
+      'tool_result',
+      'turn_completed',
+    ])
       expect(log).toContain(type);
     expect(fake.requests.at(-1)?.apiKey).toContain(SECRET_VALUE);
     await page.screenshot({ path: screenshotPath('playground-chat-turn'), fullPage: true });
@@ -248,7 +262,8 @@ describe('UI-1 the web UI in a real browser against toolport serve', () => {
           .filter((element) => {
             const control = element as HTMLInputElement;
             const hasLabel = (control.labels?.length ?? 0) > 0;
-            const hasAria = control.getAttribute('aria-label') !== null || control.getAttribute('aria-labelledby') !== null;
+            const hasAria =
+              control.getAttribute('aria-label') !== null || control.getAttribute('aria-labelledby') !== null;
             return !hasLabel && !hasAria && (control.textContent ?? '').trim() === '';
           })
           .map((element) => element.outerHTML.slice(0, 120)),
@@ -275,7 +290,9 @@ describe('UI-1 the web UI in a real browser against toolport serve', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { level: 1, name: 'Tools' }).waitFor();
     const tokens = await apiCall(server, 'GET', '/api/tokens');
-    const id = (tokens.body.tokens as { id: string; label: string }[]).find((item) => item.label === 'ui test')!.id;
+    const id = (tokens.body.tokens as { id: string; label: string }[]).find(
+      (item) => item.label === 'ui test',
+    )!.id;
     expect((await apiCall(server, 'DELETE', `/api/tokens/${id}`)).status).toBe(204);
     await page.reload();
     await page.getByRole('heading', { level: 1, name: 'Your token no longer works' }).waitFor();

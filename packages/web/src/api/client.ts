@@ -20,7 +20,9 @@ export class ApiError extends Error {
   }
 }
 
-function isErrorBody(body: unknown): body is { error: Record<string, unknown> & { code: unknown; message: unknown } } {
+function isErrorBody(
+  body: unknown,
+): body is { error: Record<string, unknown> & { code: unknown; message: unknown } } {
   return typeof body === 'object' && body !== null && typeof (body as { error?: unknown }).error === 'object';
 }
 
@@ -43,7 +45,9 @@ api.use({
 });
 
 /** Awaits an openapi-fetch call: its data, or an ApiError. */
-export async function call<T>(pending: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+export async function call<T>(
+  pending: Promise<{ data?: T; error?: unknown; response: Response }>,
+): Promise<T> {
   const { data, error, response } = await pending;
   if (!response.ok || error !== undefined) throw new ApiError(response.status, error);
   return data as T;

@@ -8,7 +8,10 @@ import { markRevoked } from '../auth/token-store';
 export async function requestJson(method: string, path: string, body?: unknown): Promise<unknown> {
   const response = await fetch(path, {
     method,
-    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...authorizationHeaders() },
+    headers: {
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...authorizationHeaders(),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   if (response.status === 401) markRevoked();

@@ -34,7 +34,11 @@ export async function* streamTurn(
         const data = JSON.parse(message.data) as Record<string, unknown>;
         queue.push({ ...data, type: message.event ?? String(data.type ?? 'message') });
       } catch {
-        queue.push({ type: 'error', code: 'bad_event', message: `Unreadable event: ${message.data.slice(0, 200)}` });
+        queue.push({
+          type: 'error',
+          code: 'bad_event',
+          message: `Unreadable event: ${message.data.slice(0, 200)}`,
+        });
       }
     },
   });

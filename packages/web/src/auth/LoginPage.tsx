@@ -13,13 +13,14 @@ export function LoginPage({ revoked }: { revoked: boolean }) {
       <h1>{revoked ? 'Your token no longer works' : 'Sign in to toolport'}</h1>
       {revoked ? (
         <p role="alert">
-          The server refused this tab&apos;s token: it was revoked, or it never was valid. Paste a current token to go
-          on (an admin can issue one with <code>toolport user create NAME</code> or <code>POST /api/tokens</code>).
+          The server refused this tab&apos;s token: it was revoked, or it never was valid. Paste a current
+          token to go on (an admin can issue one with <code>toolport user create NAME</code> or{' '}
+          <code>POST /api/tokens</code>).
         </p>
       ) : (
         <p>
-          Open the login URL that <code>toolport serve</code> printed (it carries the token after <code>#token=</code>),
-          or paste an API token here. It is kept in this tab only.
+          Open the login URL that <code>toolport serve</code> printed (it carries the token after{' '}
+          <code>#token=</code>), or paste an API token here. It is kept in this tab only.
         </p>
       )}
       <form onSubmit={submit}>

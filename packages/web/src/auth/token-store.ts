@@ -4,7 +4,8 @@
  */
 const STORAGE_KEY = 'toolport.token';
 
-export type AuthState = { status: 'signed-out' } | { status: 'signed-in'; token: string } | { status: 'revoked' };
+export type AuthState =
+  { status: 'signed-out' } | { status: 'signed-in'; token: string } | { status: 'revoked' };
 
 let state: AuthState = { status: 'signed-out' };
 const listeners = new Set<() => void>();
@@ -35,10 +36,16 @@ export function initialiseAuth(location: Location, history: History, storage: St
     storage.setItem(STORAGE_KEY, fromFragment);
     fragment.delete('token');
     const rest = fragment.toString();
-    history.replaceState(history.state, '', `${location.pathname}${location.search}${rest === '' ? '' : `#${rest}`}`);
+    history.replaceState(
+      history.state,
+      '',
+      `${location.pathname}${location.search}${rest === '' ? '' : `#${rest}`}`,
+    );
   }
   const stored = storage.getItem(STORAGE_KEY);
-  publish(stored === null || stored === '' ? { status: 'signed-out' } : { status: 'signed-in', token: stored });
+  publish(
+    stored === null || stored === '' ? { status: 'signed-out' } : { status: 'signed-in', token: stored },
+  );
 }
 
 export function signIn(token: string): void {

@@ -16,7 +16,12 @@ function Pager(props: { page: number; pages: number; onPage: (page: number) => v
   if (props.pages <= 1) return null;
   return (
     <nav className="pager" aria-label="Pages">
-      <button type="button" className="secondary" disabled={props.page === 0} onClick={() => props.onPage(props.page - 1)}>
+      <button
+        type="button"
+        className="secondary"
+        disabled={props.page === 0}
+        onClick={() => props.onPage(props.page - 1)}
+      >
         Previous page
       </button>
       <span aria-live="polite">

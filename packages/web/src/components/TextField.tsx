@@ -27,7 +27,12 @@ export function TextField(
     <div className={`field${error === undefined ? '' : ' has-error'}`}>
       <label htmlFor={id}>{label}</label>
       {multiline === true ? (
-        <textarea {...common} rows={rows ?? 6} spellCheck={false} onChange={(event) => onValue(event.target.value)} />
+        <textarea
+          {...common}
+          rows={rows ?? 6}
+          spellCheck={false}
+          onChange={(event) => onValue(event.target.value)}
+        />
       ) : (
         <input {...rest} {...common} onChange={(event) => onValue(event.target.value)} />
       )}
@@ -57,7 +62,12 @@ export function SelectField(props: {
   return (
     <div className="field">
       <label htmlFor={id}>{props.label}</label>
-      <select id={id} value={props.value} onChange={(event) => props.onValue(event.target.value)} aria-describedby={props.hint === undefined ? undefined : `${id}-hint`}>
+      <select
+        id={id}
+        value={props.value}
+        onChange={(event) => props.onValue(event.target.value)}
+        aria-describedby={props.hint === undefined ? undefined : `${id}-hint`}
+      >
         {props.options.map((option) => (
           <option key={option.value} value={option.value}>
             {option.label}
@@ -76,13 +86,19 @@ export function SelectField(props: {
 /** Which field an API error belongs to: its `parameter`, or the first validation path's last segment. */
 export function fieldOfError(error: unknown): string | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
-  const { parameter, details } = error as { parameter?: unknown; details?: { validation?: unknown; field?: unknown } };
+  const { parameter, details } = error as {
+    parameter?: unknown;
+    details?: { validation?: unknown; field?: unknown };
+  };
   if (typeof parameter === 'string') return parameter;
   if (typeof details?.field === 'string') return details.field;
   const validation = details?.validation;
   if (Array.isArray(validation) && validation.length > 0) {
     const path = String((validation[0] as { path?: unknown }).path ?? '');
-    const last = path.split('/').filter((part) => part !== '').pop();
+    const last = path
+      .split('/')
+      .filter((part) => part !== '')
+      .pop();
     return last;
   }
   return undefined;

@@ -1,6 +1,13 @@
 import { useEffect, useId, useMemo, useState, type FormEvent } from 'react';
 import type { ParameterDescriptor } from '../api/types';
-import { changedParameters, draftOf, fieldHint, settingFieldsOf, type Draft, type SettingField } from './descriptor-fields';
+import {
+  changedParameters,
+  draftOf,
+  fieldHint,
+  settingFieldsOf,
+  type Draft,
+  type SettingField,
+} from './descriptor-fields';
 
 export interface DescriptorFormProps {
   /** Names the form for assistive technology, e.g. the tool name. */
@@ -91,9 +98,19 @@ export function SettingInput({ id, field, draft, error, onChange }: SettingInput
     case 'boolean':
       return (
         <div className={`field field-boolean${error === undefined ? '' : ' has-error'}`}>
-          <input {...common} type="checkbox" checked={draft === true} onChange={(event) => onChange(event.target.checked)} />
+          <input
+            {...common}
+            type="checkbox"
+            checked={draft === true}
+            onChange={(event) => onChange(event.target.checked)}
+          />
           {label}
-          <FieldNotes hintId={hintId} errorId={errorId} hint={`${field.description} · ${fieldHint(field)}`} error={error} />
+          <FieldNotes
+            hintId={hintId}
+            errorId={errorId}
+            hint={`${field.description} · ${fieldHint(field)}`}
+            error={error}
+          />
         </div>
       );
     case 'integer':
@@ -114,7 +131,9 @@ export function SettingInput({ id, field, draft, error, onChange }: SettingInput
     case 'enum':
       control = (
         <select {...common} value={String(draft)} onChange={(event) => onChange(event.target.value)}>
-          {field.options.includes(String(draft)) ? null : <option value={String(draft)}>{String(draft)}</option>}
+          {field.options.includes(String(draft)) ? null : (
+            <option value={String(draft)}>{String(draft)}</option>
+          )}
           {field.options.map((option) => (
             <option key={option} value={option}>
               {option}
@@ -125,22 +144,44 @@ export function SettingInput({ id, field, draft, error, onChange }: SettingInput
       break;
     case 'list':
       control = (
-        <textarea {...common} rows={3} value={String(draft)} onChange={(event) => onChange(event.target.value)} />
+        <textarea
+          {...common}
+          rows={3}
+          value={String(draft)}
+          onChange={(event) => onChange(event.target.value)}
+        />
       );
       break;
     default:
-      control = <input {...common} type="text" value={String(draft)} onChange={(event) => onChange(event.target.value)} />;
+      control = (
+        <input
+          {...common}
+          type="text"
+          value={String(draft)}
+          onChange={(event) => onChange(event.target.value)}
+        />
+      );
   }
   return (
     <div className={`field${error === undefined ? '' : ' has-error'}`}>
       {label}
       {control}
-      <FieldNotes hintId={hintId} errorId={errorId} hint={`${field.description} · ${fieldHint(field)}`} error={error} />
+      <FieldNotes
+        hintId={hintId}
+        errorId={errorId}
+        hint={`${field.description} · ${fieldHint(field)}`}
+        error={error}
+      />
     </div>
   );
 }
 
-export function FieldNotes(props: { hintId: string; errorId: string; hint: string; error: string | undefined }) {
+export function FieldNotes(props: {
+  hintId: string;
+  errorId: string;
+  hint: string;
+  error: string | undefined;
+}) {
   return (
     <>
       {props.error === undefined ? null : (

@@ -38,11 +38,22 @@ export function SchemaForm({ fields, drafts, errors, onChange }: SchemaFormProps
         } as const;
         let control;
         if (field.kind === 'boolean' && typeof draft === 'boolean') {
-          control = <input {...common} type="checkbox" checked={draft} onChange={(event) => onChange(field.name, event.target.checked)} />;
+          control = (
+            <input
+              {...common}
+              type="checkbox"
+              checked={draft}
+              onChange={(event) => onChange(field.name, event.target.checked)}
+            />
+          );
         } else if (field.kind === 'boolean' || field.kind === 'enum') {
           const options = field.kind === 'boolean' ? ['true', 'false'] : field.options;
           control = (
-            <select {...common} value={String(draft)} onChange={(event) => onChange(field.name, event.target.value)}>
+            <select
+              {...common}
+              value={String(draft)}
+              onChange={(event) => onChange(field.name, event.target.value)}
+            >
               <option value="">{field.required ? 'Choose…' : '(not set)'}</option>
               {options.map((option) => (
                 <option key={option} value={option}>
@@ -53,7 +64,13 @@ export function SchemaForm({ fields, drafts, errors, onChange }: SchemaFormProps
           );
         } else if (field.kind === 'list' || field.kind === 'json') {
           control = (
-            <textarea {...common} rows={field.kind === 'json' ? 4 : 3} spellCheck={false} value={String(draft)} onChange={(event) => onChange(field.name, event.target.value)} />
+            <textarea
+              {...common}
+              rows={field.kind === 'json' ? 4 : 3}
+              spellCheck={false}
+              value={String(draft)}
+              onChange={(event) => onChange(field.name, event.target.value)}
+            />
           );
         } else {
           control = (
@@ -67,7 +84,10 @@ export function SchemaForm({ fields, drafts, errors, onChange }: SchemaFormProps
           );
         }
         return (
-          <div key={field.name} className={`field${field.kind === 'boolean' && typeof draft === 'boolean' ? ' field-boolean' : ''}${error === undefined ? '' : ' has-error'}`}>
+          <div
+            key={field.name}
+            className={`field${field.kind === 'boolean' && typeof draft === 'boolean' ? ' field-boolean' : ''}${error === undefined ? '' : ' has-error'}`}
+          >
             {field.kind === 'boolean' && typeof draft === 'boolean' ? control : null}
             <span className="label-row">
               <label htmlFor={id}>{field.name}</label>

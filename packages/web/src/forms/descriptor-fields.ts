@@ -114,7 +114,8 @@ export function fieldHint(field: SettingField): string {
   else if (field.minimum !== undefined) parts.push(`at least ${field.minimum}`);
   else if (field.maximum !== undefined) parts.push(`at most ${field.maximum}`);
   if (field.unit !== undefined) parts.push(field.unit);
-  if (field.kind === 'list') parts.push(field.declaredType === 'path[]' ? 'one path per line' : 'one per line');
+  if (field.kind === 'list')
+    parts.push(field.declaredType === 'path[]' ? 'one path per line' : 'one per line');
   const fallback = draftOf(field, field.defaultValue);
   parts.push(`default ${fallback === '' ? 'empty' : String(fallback).replace(/\n/g, ', ')}`);
   return parts.join(' · ');

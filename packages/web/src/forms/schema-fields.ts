@@ -69,8 +69,12 @@ function fieldOf(name: string, schema: JsonSchema, required: boolean): SchemaFie
 export function schemaFieldsOf(schema: unknown): SchemaField[] {
   const root = asSchema(schema);
   const properties = asSchema(root.properties);
-  const required = new Set(Array.isArray(root.required) ? root.required.filter((item) => typeof item === 'string') : []);
-  return Object.entries(properties).map(([name, property]) => fieldOf(name, asSchema(property), required.has(name)));
+  const required = new Set(
+    Array.isArray(root.required) ? root.required.filter((item) => typeof item === 'string') : [],
+  );
+  return Object.entries(properties).map(([name, property]) =>
+    fieldOf(name, asSchema(property), required.has(name)),
+  );
 }
 
 export function schemaDraftOf(field: SchemaField, value: unknown): SchemaDraft {
@@ -85,7 +89,10 @@ export function schemaDraftOf(field: SchemaField, value: unknown): SchemaDraft {
 }
 
 /** Drafts for an arguments object (the raw JSON tab hands its object to the form this way). */
-export function schemaDraftsOf(fields: readonly SchemaField[], args: Record<string, unknown>): Record<string, SchemaDraft> {
+export function schemaDraftsOf(
+  fields: readonly SchemaField[],
+  args: Record<string, unknown>,
+): Record<string, SchemaDraft> {
   return Object.fromEntries(fields.map((field) => [field.name, schemaDraftOf(field, args[field.name])]));
 }
 

@@ -15,11 +15,16 @@ export default function ActivityPage() {
   const [filters, setFilters] = useState({ toolName: '', chatId: '', outcome: '', userId: '' });
   const [applied, setApplied] = useState(filters);
   const query: ExecutionQuery = { limit: FETCH_LIMIT };
-  for (const [key, value] of Object.entries(applied)) if (value.trim() !== '') query[key as keyof ExecutionQuery] = value.trim();
-  const list = useResource(() => call(api.GET('/api/executions', { params: { query } })), JSON.stringify(applied));
+  for (const [key, value] of Object.entries(applied))
+    if (value.trim() !== '') query[key as keyof ExecutionQuery] = value.trim();
+  const list = useResource(
+    () => call(api.GET('/api/executions', { params: { query } })),
+    JSON.stringify(applied),
+  );
   const executions = list.data?.executions ?? [];
   const { visible, pager } = usePage(executions, 25, JSON.stringify(applied));
-  const set = (field: keyof typeof filters) => (value: string) => setFilters((current) => ({ ...current, [field]: value }));
+  const set = (field: keyof typeof filters) => (value: string) =>
+    setFilters((current) => ({ ...current, [field]: value }));
 
   const apply = (event: FormEvent) => {
     event.preventDefault();
@@ -27,12 +32,25 @@ export default function ActivityPage() {
   };
 
   return (
-    <Page title="Activity" intro="Every tool call made with your token, a chat or the playground: who, what, how long, and how it ended.">
+    <Page
+      title="Activity"
+      intro="Every tool call made with your token, a chat or the playground: who, what, how long, and how it ended."
+    >
       <form className="card filters" onSubmit={apply} aria-label="Filters">
         <TextField label="Tool name" value={filters.toolName} onValue={set('toolName')} />
         <TextField label="Chat id" value={filters.chatId} onValue={set('chatId')} />
-        <TextField label="Outcome" value={filters.outcome} onValue={set('outcome')} hint="ok or an error code, e.g. timeout" />
-        <TextField label="User id" value={filters.userId} onValue={set('userId')} hint="Admins: another user's id, or * for everyone." />
+        <TextField
+          label="Outcome"
+          value={filters.outcome}
+          onValue={set('outcome')}
+          hint="ok or an error code, e.g. timeout"
+        />
+        <TextField
+          label="User id"
+          value={filters.userId}
+          onValue={set('userId')}
+          hint="Admins: another user's id, or * for everyone."
+        />
         <div className="actions">
           <button type="submit">Apply filters</button>
           <button
@@ -54,7 +72,9 @@ export default function ActivityPage() {
       <ErrorNotice error={list.error} />
       <table>
         <caption>
-          {list.data === undefined ? 'Executions' : `${executions.length} executions${executions.length === Number(FETCH_LIMIT) ? ' (the latest 1000)' : ''}`}
+          {list.data === undefined
+            ? 'Executions'
+            : `${executions.length} executions${executions.length === Number(FETCH_LIMIT) ? ' (the latest 1000)' : ''}`}
         </caption>
         <thead>
           <tr>
@@ -75,7 +95,9 @@ export default function ActivityPage() {
                 <code>{execution.toolName}</code>
               </td>
               <td>
-                <span className={execution.outcome === 'ok' ? 'badge ok' : 'badge failed'}>{execution.outcome}</span>
+                <span className={execution.outcome === 'ok' ? 'badge ok' : 'badge failed'}>
+                  {execution.outcome}
+                </span>
               </td>
               <td>{execution.durationMs.toFixed(1)} ms</td>
               <td>{execution.resultSize}</td>

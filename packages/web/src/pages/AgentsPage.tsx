@@ -41,14 +41,28 @@ export default function AgentsPage() {
   };
 
   return (
-    <Page title="Agents" intro="An agent is a system prompt, a model and an allowlist of tools; specialists are agents it may hand work to.">
+    <Page
+      title="Agents"
+      intro="An agent is a system prompt, a model and an allowlist of tools; specialists are agents it may hand work to."
+    >
       <form className="card" onSubmit={create} aria-labelledby="agent-form-title" noValidate>
         <h2 id="agent-form-title">Create an agent</h2>
         <TextField label="Name" value={name} onValue={setName} maxLength={200} />
         <TextField label="Description" value={description} onValue={setDescription} />
         <TextField label="System prompt" value={systemPrompt} onValue={setSystemPrompt} multiline />
-        <TextField label="Model" value={model} onValue={setModel} hint="Empty: the provider configuration's default model." />
-        <TextField label="Specialists" value={specialists} onValue={setSpecialists} multiline hint="Agent names or ids, one per line." />
+        <TextField
+          label="Model"
+          value={model}
+          onValue={setModel}
+          hint="Empty: the provider configuration's default model."
+        />
+        <TextField
+          label="Specialists"
+          value={specialists}
+          onValue={setSpecialists}
+          multiline
+          hint="Agent names or ids, one per line."
+        />
         <button type="submit" disabled={action.busy || name.trim() === ''}>
           Create agent
         </button>
@@ -76,7 +90,9 @@ export default function AgentsPage() {
                 aria-label={`Delete ${agent.name}`}
                 onClick={() =>
                   void action.run(async () => {
-                    await call(api.DELETE('/api/agents/{agentId}', { params: { path: { agentId: agent.id } } }));
+                    await call(
+                      api.DELETE('/api/agents/{agentId}', { params: { path: { agentId: agent.id } } }),
+                    );
                     await list.reload();
                   })
                 }
@@ -100,7 +116,9 @@ export default function AgentsPage() {
 /** The agent's allowlist: a switch per tool, stored with PATCH /api/agents/:id/tools/:tool. */
 function AgentTools({ agent }: { agent: Agent }) {
   const tools = useResource(() => call(api.GET('/api/settings/tools')));
-  const selection = useResource(() => call(api.GET('/api/agents/{agentId}/tools', { params: { path: { agentId: agent.id } } })));
+  const selection = useResource(() =>
+    call(api.GET('/api/agents/{agentId}/tools', { params: { path: { agentId: agent.id } } })),
+  );
   const action = useAction();
   const allowed = new Map((selection.data?.tools ?? []).map((tool) => [tool.toolName, tool.enabled]));
   return (

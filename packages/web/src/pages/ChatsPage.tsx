@@ -95,7 +95,9 @@ export default function ChatsPage() {
                   aria-label={`Delete ${chat.title === '' ? chat.id : chat.title}`}
                   onClick={() =>
                     void action.run(async () => {
-                      await call(api.DELETE('/api/chats/{chatId}', { params: { path: { chatId: chat.id } } }));
+                      await call(
+                        api.DELETE('/api/chats/{chatId}', { params: { path: { chatId: chat.id } } }),
+                      );
                       await list.reload();
                     })
                   }

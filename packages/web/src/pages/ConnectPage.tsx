@@ -45,13 +45,24 @@ function SnippetCard({ snippet }: { snippet: Snippet }) {
     <section className="card" aria-labelledby={`snippet-${snippet.id}`}>
       <h2 id={`snippet-${snippet.id}`}>{snippet.title}</h2>
       <p>{snippet.description}</p>
-      <pre className="json" aria-label={`${snippet.title} snippet`}>{snippet.text(TOKEN_PLACEHOLDER)}</pre>
+      <pre className="json" aria-label={`${snippet.title} snippet`}>
+        {snippet.text(TOKEN_PLACEHOLDER)}
+      </pre>
       <div className="actions">
-        <button type="button" className="secondary" onClick={() => void copyText(false)} aria-label={`Copy ${snippet.title}`}>
+        <button
+          type="button"
+          className="secondary"
+          onClick={() => void copyText(false)}
+          aria-label={`Copy ${snippet.title}`}
+        >
           Copy
         </button>
         {snippet.usesToken ? (
-          <button type="button" onClick={() => void copyText(true)} aria-label={`Copy ${snippet.title} with my token`}>
+          <button
+            type="button"
+            onClick={() => void copyText(true)}
+            aria-label={`Copy ${snippet.title} with my token`}
+          >
             Copy with my token
           </button>
         ) : null}
@@ -59,7 +70,9 @@ function SnippetCard({ snippet }: { snippet: Snippet }) {
       <p className="status" aria-live="polite">
         {status}
       </p>
-      {revealed === undefined ? null : <textarea readOnly aria-label="Text to copy" value={revealed} rows={4} />}
+      {revealed === undefined ? null : (
+        <textarea readOnly aria-label="Text to copy" value={revealed} rows={4} />
+      )}
     </section>
   );
 }

@@ -50,8 +50,17 @@ export default function HttpToolsPage() {
     }
     const ok = await action.run(() =>
       editing === undefined
-        ? call(api.POST('/api/tools/http-tool', { body: { name: name.trim(), config: config as HttpToolBody['config'] } }))
-        : call(api.PATCH('/api/tools/http-tool/{toolId}', { params: { path: { toolId: editing.id } }, body: { name: name.trim(), config } })),
+        ? call(
+            api.POST('/api/tools/http-tool', {
+              body: { name: name.trim(), config: config as HttpToolBody['config'] },
+            }),
+          )
+        : call(
+            api.PATCH('/api/tools/http-tool/{toolId}', {
+              params: { path: { toolId: editing.id } },
+              body: { name: name.trim(), config },
+            }),
+          ),
     );
     if (ok) {
       startEdit(undefined);
@@ -60,7 +69,10 @@ export default function HttpToolsPage() {
   };
 
   return (
-    <Page title="HTTP tools" intro="Tools that call an HTTP API you describe: URL and body templates with {{arguments}}, headers, auth from a secret.">
+    <Page
+      title="HTTP tools"
+      intro="Tools that call an HTTP API you describe: URL and body templates with {{arguments}}, headers, auth from a secret."
+    >
       <form className="card" onSubmit={save} aria-labelledby="http-form-title" noValidate>
         <h2 id="http-form-title">{editing === undefined ? 'Add an HTTP tool' : `Edit ${editing.name}`}</h2>
         <TextField label="Name" value={name} onValue={setName} hint="Letters, digits, _ and -; up to 64." />
@@ -99,7 +111,12 @@ export default function HttpToolsPage() {
               disabled={action.busy}
               onChange={(enabled) =>
                 void action.run(async () => {
-                  await call(api.PATCH('/api/tools/http-tool/{toolId}', { params: { path: { toolId: tool.id } }, body: { enabled } }));
+                  await call(
+                    api.PATCH('/api/tools/http-tool/{toolId}', {
+                      params: { path: { toolId: tool.id } },
+                      body: { enabled },
+                    }),
+                  );
                   await list.reload();
                 })
               }
@@ -109,7 +126,12 @@ export default function HttpToolsPage() {
           <p className="muted">Updated {formatDate(tool.updatedAt)}</p>
           {hasTest ? <DryRun toolId={tool.id} /> : null}
           <div className="actions">
-            <button type="button" className="secondary" aria-label={`Edit ${tool.name}`} onClick={() => startEdit(tool)}>
+            <button
+              type="button"
+              className="secondary"
+              aria-label={`Edit ${tool.name}`}
+              onClick={() => startEdit(tool)}
+            >
               Edit
             </button>
             <button
@@ -118,7 +140,9 @@ export default function HttpToolsPage() {
               aria-label={`Delete ${tool.name}`}
               onClick={() =>
                 void action.run(async () => {
-                  await call(api.DELETE('/api/tools/http-tool/{toolId}', { params: { path: { toolId: tool.id } } }));
+                  await call(
+                    api.DELETE('/api/tools/http-tool/{toolId}', { params: { path: { toolId: tool.id } } }),
+                  );
                   await list.reload();
                 })
               }
@@ -145,14 +169,22 @@ function DryRun({ toolId }: { toolId: string }) {
         disabled={action.busy}
         onClick={() =>
           void action.run(async () =>
-            setResult(await requestJson('POST', `/api/tools/http-tool/${encodeURIComponent(toolId)}/test`, { args: JSON.parse(args) as unknown })),
+            setResult(
+              await requestJson('POST', `/api/tools/http-tool/${encodeURIComponent(toolId)}/test`, {
+                args: JSON.parse(args) as unknown,
+              }),
+            ),
           )
         }
       >
         Test (dry run)
       </button>
       <ErrorNotice error={action.error} />
-      {result === undefined ? null : <pre className="json" aria-label="Dry-run result">{prettyJson(result)}</pre>}
+      {result === undefined ? null : (
+        <pre className="json" aria-label="Dry-run result">
+          {prettyJson(result)}
+        </pre>
+      )}
     </div>
   );
 }
@@ -180,7 +212,13 @@ function ImportForm({ onImported }: { onImported: () => void }) {
       }}
     >
       <h2 id="import-title">Import from OpenAPI</h2>
-      <TextField label="OpenAPI document" value={document} onValue={setDocument} multiline hint="Paste the JSON (or YAML) document." />
+      <TextField
+        label="OpenAPI document"
+        value={document}
+        onValue={setDocument}
+        multiline
+        hint="Paste the JSON (or YAML) document."
+      />
       <button type="submit" disabled={action.busy || document.trim() === ''}>
         Import
       </button>

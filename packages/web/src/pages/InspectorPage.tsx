@@ -9,7 +9,13 @@ import { SelectField } from '../components/TextField';
 import { useAction } from '../components/useAction';
 import { diffCapabilities } from './capability-diff';
 
-export const WIRE_FORMATS = ['openai', 'openai-chat', 'anthropic', 'gemini', 'gemini-interactions'] as const satisfies readonly InspectorProvider[];
+export const WIRE_FORMATS = [
+  'openai',
+  'openai-chat',
+  'anthropic',
+  'gemini',
+  'gemini-interactions',
+] as const satisfies readonly InspectorProvider[];
 
 function capabilities(chatId: string, provider: InspectorProvider, agent: string): Promise<Capabilities> {
   return call(
@@ -46,17 +52,23 @@ export default function InspectorPage() {
   }, key);
 
   const configured = (format: string) =>
-    (providers.data?.providers ?? []).filter((config) => config.provider === format).map((config) => config.name);
+    (providers.data?.providers ?? [])
+      .filter((config) => config.provider === format)
+      .map((config) => config.name);
   const providerOptions = WIRE_FORMATS.map((format) => ({
     value: format,
     label: configured(format).length === 0 ? format : `${format} (${configured(format).join(', ')})`,
   }));
 
   return (
-    <Page title="Inspector" intro="The exact tool list a provider would receive for a chat: wire names, wire schemas, and whether strict mode applies.">
+    <Page
+      title="Inspector"
+      intro="The exact tool list a provider would receive for a chat: wire names, wire schemas, and whether strict mode applies."
+    >
       <p className="notice" role="note">
-        Opening the inspector may start your enabled MCP servers: it lists tools the same way a chat turn does, so a stdio
-        server is spawned and a remote one connected. Disable a server to keep it from starting.
+        Opening the inspector may start your enabled MCP servers: it lists tools the same way a chat turn
+        does, so a stdio server is spawned and a remote one connected. Disable a server to keep it from
+        starting.
       </p>
       <div className="card controls">
         <SelectField
@@ -65,21 +77,35 @@ export default function InspectorPage() {
           onValue={setChatId}
           options={[
             ...(chatId === '' ? [{ value: '', label: '(no chat)' }] : []),
-            ...(chats.data?.chats ?? []).map((chat) => ({ value: chat.id, label: chat.title === '' ? chat.id : chat.title })),
+            ...(chats.data?.chats ?? []).map((chat) => ({
+              value: chat.id,
+              label: chat.title === '' ? chat.id : chat.title,
+            })),
           ]}
         />
-        <SelectField label="Provider" value={provider} onValue={(value) => setProvider(value as InspectorProvider)} options={providerOptions} />
+        <SelectField
+          label="Provider"
+          value={provider}
+          onValue={(value) => setProvider(value as InspectorProvider)}
+          options={providerOptions}
+        />
         <SelectField
           label="Agent"
           value={agent}
           onValue={setAgent}
-          options={[{ value: '', label: "(the chat's agent, if any)" }, ...(agents.data?.agents ?? []).map((item) => ({ value: item.id, label: item.name }))]}
+          options={[
+            { value: '', label: "(the chat's agent, if any)" },
+            ...(agents.data?.agents ?? []).map((item) => ({ value: item.id, label: item.name })),
+          ]}
         />
         <SelectField
           label="Compare with"
           value={compareWith}
           onValue={(value) => setCompareWith(value as InspectorProvider | '')}
-          options={[{ value: '', label: '(no comparison)' }, ...providerOptions.filter((option) => option.value !== provider)]}
+          options={[
+            { value: '', label: '(no comparison)' },
+            ...providerOptions.filter((option) => option.value !== provider),
+          ]}
           hint="A second provider: the page lists what differs."
         />
       </div>
@@ -101,13 +127,18 @@ export default function InspectorPage() {
         </p>
       ) : null}
       <ErrorNotice error={chats.error ?? result.error ?? create.error} />
-      {result.data === undefined ? null : <CapabilityView first={result.data.first} second={result.data.second} />}
+      {result.data === undefined ? null : (
+        <CapabilityView first={result.data.first} second={result.data.second} />
+      )}
     </Page>
   );
 }
 
 function CapabilityView({ first, second }: { first: Capabilities; second: Capabilities | undefined }) {
-  const diff = second === undefined ? [] : diffCapabilities(first.tools, second.tools).filter((row) => row.change !== 'same');
+  const diff =
+    second === undefined
+      ? []
+      : diffCapabilities(first.tools, second.tools).filter((row) => row.change !== 'same');
   return (
     <>
       {second === undefined ? null : (
@@ -161,7 +192,11 @@ function CapabilityView({ first, second }: { first: Capabilities; second: Capabi
                   <code>{tool.name}</code>
                 </td>
                 <td>{tool.origin}</td>
-                <td>{tool.strict ? 'strict' : `not strict${tool.nonStrictReason === undefined ? '' : `: ${tool.nonStrictReason}`}`}</td>
+                <td>
+                  {tool.strict
+                    ? 'strict'
+                    : `not strict${tool.nonStrictReason === undefined ? '' : `: ${tool.nonStrictReason}`}`}
+                </td>
                 <td>
                   <details>
                     <summary>Schema of {tool.name}</summary>
@@ -181,7 +216,9 @@ function CapabilityView({ first, second }: { first: Capabilities; second: Capabi
               <li key={server.serverId}>
                 {server.name}: {server.enabled ? server.status.state : 'disabled'}
                 {server.status.toolCount === undefined ? '' : `, ${server.status.toolCount} tools`}
-                {server.status.lastError === undefined ? '' : ` (last error: ${server.status.lastError.message})`}
+                {server.status.lastError === undefined
+                  ? ''
+                  : ` (last error: ${server.status.lastError.message})`}
               </li>
             ))}
           </ul>

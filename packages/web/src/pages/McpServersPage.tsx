@@ -37,7 +37,8 @@ const EMPTY: Draft = {
 };
 
 function configOf(draft: Draft): Record<string, unknown> {
-  const timeout = draft.callTimeoutSeconds.trim() === '' ? {} : { callTimeoutSeconds: Number(draft.callTimeoutSeconds) };
+  const timeout =
+    draft.callTimeoutSeconds.trim() === '' ? {} : { callTimeoutSeconds: Number(draft.callTimeoutSeconds) };
   if (draft.transport === 'stdio') {
     const env = pairsOf(draft.env, '=');
     return {
@@ -72,7 +73,8 @@ export default function McpServersPage() {
   const list = useResource(connectAndList);
   const [draft, setDraft] = useState<Draft>(EMPTY);
   const action = useAction();
-  const set = (field: keyof Draft) => (value: string) => setDraft((current) => ({ ...current, [field]: value }));
+  const set = (field: keyof Draft) => (value: string) =>
+    setDraft((current) => ({ ...current, [field]: value }));
   const [view, setView] = useState<{ servers: McpServer[]; tools: ToolDescriptor[] } | undefined>(undefined);
   const data = view ?? list.data;
 
@@ -88,7 +90,11 @@ export default function McpServersPage() {
   const add = async (event: FormEvent) => {
     event.preventDefault();
     const ok = await action.run(() =>
-      call(api.POST('/api/mcp-servers', { body: { name: draft.name.trim(), transport: draft.transport, config: configOf(draft) } })),
+      call(
+        api.POST('/api/mcp-servers', {
+          body: { name: draft.name.trim(), transport: draft.transport, config: configOf(draft) },
+        }),
+      ),
     );
     if (ok) {
       setDraft(EMPTY);
@@ -98,7 +104,9 @@ export default function McpServersPage() {
   const patch = (server: McpServer, body: { enabled?: boolean }) =>
     action.run(async () => {
       // An update (even an empty one) ends the server's connection; listing the tools connects it again.
-      await call(api.PATCH('/api/mcp-servers/{serverId}', { params: { path: { serverId: server.id } }, body }));
+      await call(
+        api.PATCH('/api/mcp-servers/{serverId}', { params: { path: { serverId: server.id } }, body }),
+      );
       await refresh();
     });
   const remove = (server: McpServer) =>
@@ -132,9 +140,28 @@ export default function McpServersPage() {
         </fieldset>
         {draft.transport === 'stdio' ? (
           <>
-            <TextField label="Command" value={draft.command} onValue={set('command')} hint="An executable on the server, e.g. node or npx." />
-            <TextField label="Arguments" rows={3} value={draft.args} onValue={set('args')} multiline hint="One argument per line." />
-            <TextField label="Environment" rows={3} value={draft.env} onValue={set('env')} multiline hint="KEY=value per line; values may be {{SECRET}}." />
+            <TextField
+              label="Command"
+              value={draft.command}
+              onValue={set('command')}
+              hint="An executable on the server, e.g. node or npx."
+            />
+            <TextField
+              label="Arguments"
+              rows={3}
+              value={draft.args}
+              onValue={set('args')}
+              multiline
+              hint="One argument per line."
+            />
+            <TextField
+              label="Environment"
+              rows={3}
+              value={draft.env}
+              onValue={set('env')}
+              multiline
+              hint="KEY=value per line; values may be {{SECRET}}."
+            />
             <TextField label="Working directory" value={draft.cwd} onValue={set('cwd')} />
           </>
         ) : (
@@ -146,10 +173,22 @@ export default function McpServersPage() {
               onValue={set('protocol')}
               options={['auto', 'streamable-http', 'sse'].map((value) => ({ value, label: value }))}
             />
-            <TextField label="Headers" rows={3} value={draft.headers} onValue={set('headers')} multiline hint="Name: value per line; values may be {{SECRET}}." />
+            <TextField
+              label="Headers"
+              rows={3}
+              value={draft.headers}
+              onValue={set('headers')}
+              multiline
+              hint="Name: value per line; values may be {{SECRET}}."
+            />
           </>
         )}
-        <TextField label="Call timeout (seconds)" value={draft.callTimeoutSeconds} onValue={set('callTimeoutSeconds')} type="number" />
+        <TextField
+          label="Call timeout (seconds)"
+          value={draft.callTimeoutSeconds}
+          onValue={set('callTimeoutSeconds')}
+          type="number"
+        />
         <button type="submit" disabled={action.busy || draft.name.trim() === ''}>
           Add server
         </button>
@@ -160,7 +199,12 @@ export default function McpServersPage() {
         {connecting ? 'Connecting and listing tools…' : ''}
       </p>
       <div className="actions">
-        <button type="button" className="secondary" disabled={connecting} onClick={() => void action.run(refresh)}>
+        <button
+          type="button"
+          className="secondary"
+          disabled={connecting}
+          onClick={() => void action.run(refresh)}
+        >
           Refresh status
         </button>
       </div>
@@ -169,7 +213,10 @@ export default function McpServersPage() {
         <ServerCard
           key={server.id}
           server={server}
-          tools={(data?.tools ?? []).filter((tool) => tool.source === 'mcp' && tool.description.endsWith(` from the MCP server ${server.name}`))}
+          tools={(data?.tools ?? []).filter(
+            (tool) =>
+              tool.source === 'mcp' && tool.description.endsWith(` from the MCP server ${server.name}`),
+          )}
           busy={action.busy || connecting}
           onEnable={(enabled) => void patch(server, { enabled })}
           onReconnect={() => void patch(server, {})}
@@ -197,7 +244,12 @@ function ServerCard(props: {
         <h2 id={headingId}>
           {server.name} <span className="muted">({server.transport})</span>
         </h2>
-        <Switch label={`Enable ${server.name}`} checked={server.enabled} disabled={props.busy} onChange={props.onEnable} />
+        <Switch
+          label={`Enable ${server.name}`}
+          checked={server.enabled}
+          disabled={props.busy}
+          onChange={props.onEnable}
+        />
       </header>
       <dl className="facts">
         <dt>Status</dt>
@@ -207,7 +259,11 @@ function ServerCard(props: {
         <dt>Tools</dt>
         <dd>{status.toolCount ?? '—'}</dd>
         <dt>Last error</dt>
-        <dd>{status.lastError === undefined ? 'none' : `${status.lastError.message} (${formatDate(status.lastError.at)})`}</dd>
+        <dd>
+          {status.lastError === undefined
+            ? 'none'
+            : `${status.lastError.message} (${formatDate(status.lastError.at)})`}
+        </dd>
         <dt>Connected since</dt>
         <dd>{formatDate(status.connectedAt)}</dd>
         {status.pid === undefined ? null : (
@@ -234,10 +290,22 @@ function ServerCard(props: {
         </section>
       )}
       <div className="actions">
-        <button type="button" className="secondary" disabled={props.busy} onClick={props.onReconnect} aria-label={`Reconnect ${server.name}`}>
+        <button
+          type="button"
+          className="secondary"
+          disabled={props.busy}
+          onClick={props.onReconnect}
+          aria-label={`Reconnect ${server.name}`}
+        >
           Reconnect
         </button>
-        <button type="button" className="danger" disabled={props.busy} onClick={props.onDelete} aria-label={`Delete ${server.name}`}>
+        <button
+          type="button"
+          className="danger"
+          disabled={props.busy}
+          onClick={props.onDelete}
+          aria-label={`Delete ${server.name}`}
+        >
           Delete
         </button>
       </div>

@@ -24,13 +24,19 @@ export default function PlaygroundPage() {
   }, [chatId, first]);
 
   return (
-    <Page title="Playground" intro="Run any enabled tool by hand, or chat with a configured provider and watch its tool calls live.">
+    <Page
+      title="Playground"
+      intro="Run any enabled tool by hand, or chat with a configured provider and watch its tool calls live."
+    >
       <div className="card controls">
         <SelectField
           label="Chat"
           value={chatId}
           onValue={setChatId}
-          options={(chats.data ?? []).map((chat) => ({ value: chat.id, label: chat.title === '' ? chat.id : chat.title }))}
+          options={(chats.data ?? []).map((chat) => ({
+            value: chat.id,
+            label: chat.title === '' ? chat.id : chat.title,
+          }))}
           hint="Tools run in this chat's working directory and mode; the conversation below is this chat's."
         />
       </div>

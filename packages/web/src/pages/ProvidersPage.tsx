@@ -8,7 +8,12 @@ import { Page } from '../components/Page';
 import { fieldOfError, SelectField, TextField } from '../components/TextField';
 import { useAction } from '../components/useAction';
 
-export const PROVIDER_KINDS = ['openai', 'openai-chat', 'anthropic', 'gemini'] as const satisfies readonly ProviderConfigBody['provider'][];
+export const PROVIDER_KINDS = [
+  'openai',
+  'openai-chat',
+  'anthropic',
+  'gemini',
+] as const satisfies readonly ProviderConfigBody['provider'][];
 
 interface Draft {
   name: string;
@@ -23,7 +28,9 @@ const EMPTY: Draft = { name: '', provider: 'openai', baseUrl: '', defaultModel: 
 function draftOf(config: ProviderConfig): Draft {
   return {
     name: config.name,
-    provider: (PROVIDER_KINDS as readonly string[]).includes(config.provider) ? (config.provider as Draft['provider']) : 'openai',
+    provider: (PROVIDER_KINDS as readonly string[]).includes(config.provider)
+      ? (config.provider as Draft['provider'])
+      : 'openai',
     baseUrl: config.baseUrl ?? '',
     defaultModel: config.defaultModel,
     apiKeySecret: config.apiKeySecret ?? '',
@@ -37,8 +44,10 @@ export default function ProvidersPage() {
   const [editing, setEditing] = useState<string | undefined>(undefined);
   const action = useAction();
   const errorField = fieldOfError(action.error);
-  const at = (field: keyof Draft) => (errorField === field && action.error instanceof Error ? action.error.message : undefined);
-  const set = (field: keyof Draft) => (value: string) => setDraft((current) => ({ ...current, [field]: value }));
+  const at = (field: keyof Draft) =>
+    errorField === field && action.error instanceof Error ? action.error.message : undefined;
+  const set = (field: keyof Draft) => (value: string) =>
+    setDraft((current) => ({ ...current, [field]: value }));
 
   const save = async (event: FormEvent) => {
     event.preventDefault();
@@ -68,7 +77,13 @@ export default function ProvidersPage() {
     >
       <form className="card" onSubmit={save} aria-labelledby="provider-form-title" noValidate>
         <h2 id="provider-form-title">{editing === undefined ? 'Add a provider' : `Edit ${draft.name}`}</h2>
-        <TextField label="Name" value={draft.name} onValue={set('name')} hint="What a chat turn names; default: the provider kind." error={at('name')} />
+        <TextField
+          label="Name"
+          value={draft.name}
+          onValue={set('name')}
+          hint="What a chat turn names; default: the provider kind."
+          error={at('name')}
+        />
         <SelectField
           label="Provider kind"
           value={draft.provider}
@@ -76,8 +91,20 @@ export default function ProvidersPage() {
           options={PROVIDER_KINDS.map((kind) => ({ value: kind, label: kind }))}
           hint="openai is the Responses API; openai-chat is Chat Completions (Ollama, vLLM, OpenRouter …)."
         />
-        <TextField label="Base URL" value={draft.baseUrl} onValue={set('baseUrl')} type="url" hint="Empty: the provider's own API." error={at('baseUrl')} />
-        <TextField label="Default model" value={draft.defaultModel} onValue={set('defaultModel')} error={at('defaultModel')} />
+        <TextField
+          label="Base URL"
+          value={draft.baseUrl}
+          onValue={set('baseUrl')}
+          type="url"
+          hint="Empty: the provider's own API."
+          error={at('baseUrl')}
+        />
+        <TextField
+          label="Default model"
+          value={draft.defaultModel}
+          onValue={set('defaultModel')}
+          error={at('defaultModel')}
+        />
         <SelectField
           label="API key secret"
           value={draft.apiKeySecret}
@@ -93,7 +120,11 @@ export default function ProvidersPage() {
             {editing === undefined ? 'Add provider' : 'Save provider'}
           </button>
           {editing === undefined ? null : (
-            <button type="button" className="secondary" onClick={() => (setEditing(undefined), setDraft(EMPTY))}>
+            <button
+              type="button"
+              className="secondary"
+              onClick={() => (setEditing(undefined), setDraft(EMPTY))}
+            >
               Cancel editing
             </button>
           )}
@@ -124,7 +155,12 @@ export default function ProvidersPage() {
               <td>{config.apiKeySecret ?? '—'}</td>
               <td>{formatDate(config.updatedAt)}</td>
               <td className="row-actions">
-                <button type="button" className="secondary" aria-label={`Edit ${config.name}`} onClick={() => (setEditing(config.id), setDraft(draftOf(config)))}>
+                <button
+                  type="button"
+                  className="secondary"
+                  aria-label={`Edit ${config.name}`}
+                  onClick={() => (setEditing(config.id), setDraft(draftOf(config)))}
+                >
                   Edit
                 </button>
                 <button
@@ -133,7 +169,11 @@ export default function ProvidersPage() {
                   aria-label={`Delete ${config.name}`}
                   onClick={() =>
                     void action.run(async () => {
-                      await call(api.DELETE('/api/providers/{providerId}', { params: { path: { providerId: config.id } } }));
+                      await call(
+                        api.DELETE('/api/providers/{providerId}', {
+                          params: { path: { providerId: config.id } },
+                        }),
+                      );
                       await list.reload();
                     })
                   }

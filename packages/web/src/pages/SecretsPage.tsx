@@ -83,10 +83,20 @@ export default function SecretsPage() {
               <td>{formatDate(secret.createdAt)}</td>
               <td>{formatDate(secret.updatedAt)}</td>
               <td className="row-actions">
-                <button type="button" className="secondary" onClick={() => setName(secret.name)} aria-label={`Replace ${secret.name}`}>
+                <button
+                  type="button"
+                  className="secondary"
+                  onClick={() => setName(secret.name)}
+                  aria-label={`Replace ${secret.name}`}
+                >
                   Replace
                 </button>
-                <button type="button" className="danger" onClick={() => void remove(secret.name)} aria-label={`Delete ${secret.name}`}>
+                <button
+                  type="button"
+                  className="danger"
+                  onClick={() => void remove(secret.name)}
+                  aria-label={`Delete ${secret.name}`}
+                >
                   Delete
                 </button>
               </td>

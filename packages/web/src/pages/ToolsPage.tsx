@@ -29,10 +29,18 @@ export function ToolsPage() {
   const groups = groupTools(tools, query);
 
   return (
-    <Page title="Tools" intro="Every tool you can use, with its switch and settings. Settings apply to you only.">
+    <Page
+      title="Tools"
+      intro="Every tool you can use, with its switch and settings. Settings apply to you only."
+    >
       <div className="toolbar">
         <label htmlFor="tool-search">Search tools</label>
-        <input id="tool-search" type="search" value={query} onChange={(event) => setQuery(event.target.value)} />
+        <input
+          id="tool-search"
+          type="search"
+          value={query}
+          onChange={(event) => setQuery(event.target.value)}
+        />
         <span className="muted" aria-live="polite">
           {list.data === undefined ? '' : `${groups.reduce((sum, group) => sum + group.count, 0)} tools`}
         </span>
@@ -53,12 +61,22 @@ export function ToolsPage() {
       ) : null}
       {list.data === undefined
         ? null
-        : groups.map((group) => <ToolGroupSection key={group.group} group={group} query={query} onChange={replace} />)}
+        : groups.map((group) => (
+            <ToolGroupSection key={group.group} group={group} query={query} onChange={replace} />
+          ))}
     </Page>
   );
 }
 
-function ToolGroupSection({ group, query, onChange }: { group: GroupedTools; query: string; onChange: (tool: ToolDescriptor) => void }) {
+function ToolGroupSection({
+  group,
+  query,
+  onChange,
+}: {
+  group: GroupedTools;
+  query: string;
+  onChange: (tool: ToolDescriptor) => void;
+}) {
   const flat = group.categories.flatMap((category) => category.tools);
   const { visible, pager } = usePage(flat, 25, query);
   const shown = new Set(visible.map((tool) => tool.name));
@@ -69,7 +87,9 @@ function ToolGroupSection({ group, query, onChange }: { group: GroupedTools; que
         <h2 id={headingId}>{group.group}</h2>
         <span className="count">{group.count === 1 ? '1 tool' : `${group.count} tools`}</span>
       </div>
-      {group.count === 0 ? <p className="muted">{query === '' ? 'No tools here yet.' : 'No match.'}</p> : null}
+      {group.count === 0 ? (
+        <p className="muted">{query === '' ? 'No tools here yet.' : 'No match.'}</p>
+      ) : null}
       {group.categories.map((category) => {
         const members = category.tools.filter((tool) => shown.has(tool.name));
         if (members.length === 0) return null;
@@ -100,7 +120,11 @@ function ToolCard({ tool, onChange }: { tool: ToolDescriptor; onChange: (tool: T
     try {
       onChange(await work());
     } catch (caught) {
-      if (caught instanceof ApiError && caught.parameter !== undefined && tool.parameterDescriptors.some((d) => d.name === caught.parameter))
+      if (
+        caught instanceof ApiError &&
+        caught.parameter !== undefined &&
+        tool.parameterDescriptors.some((d) => d.name === caught.parameter)
+      )
         setFieldErrors({ [caught.parameter]: caught.message });
       else setError(caught);
     } finally {
@@ -122,7 +146,9 @@ function ToolCard({ tool, onChange }: { tool: ToolDescriptor; onChange: (tool: T
           label={`Enable ${tool.name}`}
           checked={tool.enabled}
           disabled={busy || (!tool.canDisable && tool.enabled)}
-          onChange={(enabled) => void update(() => call(api.PUT('/api/settings/tools/{toolName}', { ...path, body: { enabled } })))}
+          onChange={(enabled) =>
+            void update(() => call(api.PUT('/api/settings/tools/{toolName}', { ...path, body: { enabled } })))
+          }
         />
       </header>
       {!tool.canDisable ? <p className="hint">This tool cannot be disabled.</p> : null}
@@ -135,7 +161,9 @@ function ToolCard({ tool, onChange }: { tool: ToolDescriptor; onChange: (tool: T
           errors={fieldErrors}
           busy={busy}
           onSave={(parameters) =>
-            void update(() => call(api.PUT('/api/settings/tools/{toolName}', { ...path, body: { parameters } })))
+            void update(() =>
+              call(api.PUT('/api/settings/tools/{toolName}', { ...path, body: { parameters } })),
+            )
           }
           onReset={() => void update(() => call(api.DELETE('/api/settings/tools/{toolName}', path)))}
         />

@@ -9,12 +9,16 @@ export interface CapabilityDiffRow {
 function schemaOf(wire: unknown): string {
   const record = (typeof wire === 'object' && wire !== null ? wire : {}) as Record<string, unknown>;
   const fn = record.function as Record<string, unknown> | undefined;
-  const schema = record.parameters ?? record.input_schema ?? record.parametersJsonSchema ?? fn?.parameters ?? record;
+  const schema =
+    record.parameters ?? record.input_schema ?? record.parametersJsonSchema ?? fn?.parameters ?? record;
   return JSON.stringify(schema);
 }
 
 /** What differs between the tool lists two providers would receive, tool by tool. */
-export function diffCapabilities(first: readonly CapabilityTool[], second: readonly CapabilityTool[]): CapabilityDiffRow[] {
+export function diffCapabilities(
+  first: readonly CapabilityTool[],
+  second: readonly CapabilityTool[],
+): CapabilityDiffRow[] {
   const left = new Map(first.map((tool) => [tool.name, tool]));
   const right = new Map(second.map((tool) => [tool.name, tool]));
   const names = [...new Set([...left.keys(), ...right.keys()])].sort();
@@ -28,7 +32,9 @@ export function diffCapabilities(first: readonly CapabilityTool[], second: reado
         name,
         change: 'strict differs',
         detail: `${a.strict ? 'strict' : `not strict${a.nonStrictReason === undefined ? '' : ` (${a.nonStrictReason})`}`} vs ${
-          b.strict ? 'strict' : `not strict${b.nonStrictReason === undefined ? '' : ` (${b.nonStrictReason})`}`
+          b.strict
+            ? 'strict'
+            : `not strict${b.nonStrictReason === undefined ? '' : ` (${b.nonStrictReason})`}`
         }`,
       };
     if (schemaOf(a.wire) !== schemaOf(b.wire)) return { name, change: 'schema differs', detail: '' };

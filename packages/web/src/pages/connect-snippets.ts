@@ -17,7 +17,8 @@ export function connectSnippets(origin: string, userName: string | undefined): S
     {
       id: 'stdio',
       title: 'Local (stdio): your built-in tools',
-      description: 'An MCP client on this machine starts toolport itself. Add to the client’s mcpServers configuration.',
+      description:
+        'An MCP client on this machine starts toolport itself. Add to the client’s mcpServers configuration.',
       usesToken: false,
       text: () =>
         JSON.stringify({ mcpServers: { toolport: { command: 'npx', args: ['toolport', 'mcp'] } } }, null, 2),
@@ -42,7 +43,11 @@ export function connectSnippets(origin: string, userName: string | undefined): S
       usesToken: true,
       text: (token) =>
         JSON.stringify(
-          { mcpServers: { toolport: { type: 'http', url: mcpUrl, headers: { Authorization: `Bearer ${token}` } } } },
+          {
+            mcpServers: {
+              toolport: { type: 'http', url: mcpUrl, headers: { Authorization: `Bearer ${token}` } },
+            },
+          },
           null,
           2,
         ),
@@ -52,7 +57,8 @@ export function connectSnippets(origin: string, userName: string | undefined): S
       title: 'Claude Code',
       description: 'One command adds the remote server.',
       usesToken: true,
-      text: (token) => `claude mcp add --transport http toolport ${mcpUrl} --header "Authorization: Bearer ${token}"`,
+      text: (token) =>
+        `claude mcp add --transport http toolport ${mcpUrl} --header "Authorization: Bearer ${token}"`,
     },
     {
       id: 'curl',

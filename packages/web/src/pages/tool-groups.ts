@@ -42,7 +42,9 @@ export function groupTools(tools: readonly ToolDescriptor[], query: string): Gro
       count: members.length,
       categories: categories.map((category) => ({
         category,
-        tools: members.filter((tool) => tool.category === category).sort((a, b) => a.name.localeCompare(b.name)),
+        tools: members
+          .filter((tool) => tool.category === category)
+          .sort((a, b) => a.name.localeCompare(b.name)),
       })),
     };
   });

@@ -5,19 +5,57 @@ import { DescriptorForm } from '../../src/forms/DescriptorForm';
 import { changedParameters, draftOf, settingFieldsOf, valueOf } from '../../src/forms/descriptor-fields';
 
 const descriptors: ParameterDescriptor[] = [
-  { name: 'maxResults', title: 'Max results', type: 'integer', description: 'Cap', default: 10, minimum: 1, maximum: 100 },
-  { name: 'ratio', title: 'Ratio', type: 'number', description: 'Share', default: 0.5, minimum: 0, maximum: 1 },
+  {
+    name: 'maxResults',
+    title: 'Max results',
+    type: 'integer',
+    description: 'Cap',
+    default: 10,
+    minimum: 1,
+    maximum: 100,
+  },
+  {
+    name: 'ratio',
+    title: 'Ratio',
+    type: 'number',
+    description: 'Share',
+    default: 0.5,
+    minimum: 0,
+    maximum: 1,
+  },
   { name: 'verbose', title: 'Verbose', type: 'boolean', description: 'Talk more', default: false },
   { name: 'greeting', title: 'Greeting', type: 'string', description: 'Said first', default: 'hi' },
-  { name: 'speed', title: 'Speed', type: 'enum', description: 'How', default: 'fast', allowedValues: ['fast', 'slow'] },
+  {
+    name: 'speed',
+    title: 'Speed',
+    type: 'enum',
+    description: 'How',
+    default: 'fast',
+    allowedValues: ['fast', 'slow'],
+  },
   { name: 'allowedPaths', title: 'Allowed paths', type: 'path[]', description: 'Roots', default: [] },
   { name: 'extensions', title: 'Extensions', type: 'string[]', description: 'Kinds', default: ['ts'] },
 ];
-const values = { maxResults: 20, ratio: 0.5, verbose: true, greeting: 'hello', speed: 'slow', allowedPaths: ['/a', '/b'], extensions: ['ts'] };
+const values = {
+  maxResults: 20,
+  ratio: 0.5,
+  verbose: true,
+  greeting: 'hello',
+  speed: 'slow',
+  allowedPaths: ['/a', '/b'],
+  extensions: ['ts'],
+};
 
 function render(errors: Record<string, string> = {}): Document {
   const html = renderToStaticMarkup(
-    <DescriptorForm label="demo" descriptors={descriptors} values={values} errors={errors} onSave={() => {}} onReset={() => {}} />,
+    <DescriptorForm
+      label="demo"
+      descriptors={descriptors}
+      values={values}
+      errors={errors}
+      onSave={() => {}}
+      onReset={() => {}}
+    />,
   );
   return new DOMParser().parseFromString(html, 'text/html');
 }
@@ -54,7 +92,13 @@ describe('UI-1 descriptor-to-form renderer (settings from parameterDescriptors a
   it('renders bounds, booleans, enums and lists with the effective values', () => {
     const document = render();
     const integer = document.querySelector<HTMLInputElement>('[name="maxResults"]')!;
-    expect([integer.type, integer.min, integer.max, integer.step, integer.value]).toEqual(['number', '1', '100', '1', '20']);
+    expect([integer.type, integer.min, integer.max, integer.step, integer.value]).toEqual([
+      'number',
+      '1',
+      '100',
+      '1',
+      '20',
+    ]);
     const number = document.querySelector<HTMLInputElement>('[name="ratio"]')!;
     expect([number.type, number.min, number.max, number.step]).toEqual(['number', '0', '1', 'any']);
     const boolean = document.querySelector<HTMLInputElement>('[name="verbose"]')!;
@@ -66,7 +110,10 @@ describe('UI-1 descriptor-to-form renderer (settings from parameterDescriptors a
     expect(document.querySelector<HTMLInputElement>('[name="greeting"]')!.value).toBe('hello');
     expect(document.body.textContent).toContain('1–100');
     expect(document.body.textContent).toContain('one path per line');
-    expect([...document.querySelectorAll('button')].map((button) => button.textContent)).toEqual(['Save settings', 'Reset to defaults']);
+    expect([...document.querySelectorAll('button')].map((button) => button.textContent)).toEqual([
+      'Save settings',
+      'Reset to defaults',
+    ]);
   });
 
   it('shows an API error at the field it names, as an alert the input is described by', () => {
@@ -82,14 +129,24 @@ describe('UI-1 descriptor-to-form renderer (settings from parameterDescriptors a
 
   it('sends only changed values, converted to the API types, and leaves bounds to the server', () => {
     const fields = settingFieldsOf(descriptors);
-    const drafts = Object.fromEntries(fields.map((field) => [field.name, draftOf(field, values[field.name as keyof typeof values])]));
+    const drafts = Object.fromEntries(
+      fields.map((field) => [field.name, draftOf(field, values[field.name as keyof typeof values])]),
+    );
     expect(changedParameters(fields, drafts, values)).toEqual({ parameters: {}, errors: {} });
-    const edited = { ...drafts, maxResults: '1000', verbose: false, allowedPaths: '/a\n\n /c \n', speed: 'fast' };
+    const edited = {
+      ...drafts,
+      maxResults: '1000',
+      verbose: false,
+      allowedPaths: '/a\n\n /c \n',
+      speed: 'fast',
+    };
     expect(changedParameters(fields, edited, values)).toEqual({
       parameters: { maxResults: 1000, verbose: false, allowedPaths: ['/a', '/c'], speed: 'fast' },
       errors: {},
     });
-    expect(changedParameters(fields, { ...drafts, ratio: 'abc' }, values).errors).toEqual({ ratio: 'Ratio must be a number.' });
+    expect(changedParameters(fields, { ...drafts, ratio: 'abc' }, values).errors).toEqual({
+      ratio: 'Ratio must be a number.',
+    });
     expect(valueOf(fields[0]!, '')).toEqual({ value: null });
   });
 });

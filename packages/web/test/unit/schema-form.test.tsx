@@ -41,7 +41,9 @@ describe('UI-1 schema-to-form renderer (tool arguments from JSON Schema)', () =>
 
   it('labels every field by its property name exactly and marks required ones', () => {
     const fields = schemaFieldsOf(schema);
-    const html = renderToStaticMarkup(<SchemaForm fields={fields} drafts={schemaDraftsOf(fields, {})} onChange={() => {}} />);
+    const html = renderToStaticMarkup(
+      <SchemaForm fields={fields} drafts={schemaDraftsOf(fields, {})} onChange={() => {}} />,
+    );
     const document = new DOMParser().parseFromString(html, 'text/html');
     for (const field of fields) {
       const control = document.querySelector(`[name="${field.name}"]`)!;
@@ -50,7 +52,11 @@ describe('UI-1 schema-to-form renderer (tool arguments from JSON Schema)', () =>
     }
     expect(document.querySelector<HTMLInputElement>('[name="force"]')!.type).toBe('checkbox');
     expect(document.querySelector('select[name="recursive"]')).not.toBeNull();
-    expect([...document.querySelectorAll('select[name="mode"] option')].map((option) => option.getAttribute('value'))).toEqual(['', 'fast', 'slow']);
+    expect(
+      [...document.querySelectorAll('select[name="mode"] option')].map((option) =>
+        option.getAttribute('value'),
+      ),
+    ).toEqual(['', 'fast', 'slow']);
     expect(document.querySelector('textarea[name="options"]')).not.toBeNull();
   });
 
@@ -67,7 +73,15 @@ describe('UI-1 schema-to-form renderer (tool arguments from JSON Schema)', () =>
       options: '{"deep": true}',
     };
     expect(argumentsOf(fields, drafts)).toEqual({
-      args: { path: 'src', limit: 5, recursive: false, force: true, globs: ['*.ts', '*.md'], sizes: [1, 2], options: { deep: true } },
+      args: {
+        path: 'src',
+        limit: 5,
+        recursive: false,
+        force: true,
+        globs: ['*.ts', '*.md'],
+        sizes: [1, 2],
+        options: { deep: true },
+      },
       errors: {},
     });
     expect(argumentsOf(fields, { ...drafts, options: '{nope', limit: 'x' }).errors).toEqual({
@@ -78,7 +92,16 @@ describe('UI-1 schema-to-form renderer (tool arguments from JSON Schema)', () =>
 
   it('round-trips an arguments object through the drafts (the raw JSON tab and the form agree)', () => {
     const fields = schemaFieldsOf(schema);
-    const args = { path: 'a', limit: 3, recursive: true, force: false, mode: 'slow', globs: ['x'], options: { deep: false }, either: 7 };
+    const args = {
+      path: 'a',
+      limit: 3,
+      recursive: true,
+      force: false,
+      mode: 'slow',
+      globs: ['x'],
+      options: { deep: false },
+      either: 7,
+    };
     expect(argumentsOf(fields, schemaDraftsOf(fields, args)).args).toEqual(args);
   });
 });

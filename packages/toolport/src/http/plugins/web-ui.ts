@@ -90,7 +90,8 @@ function send(request: FastifyRequest, reply: FastifyReply, asset: Asset): Fasti
       .header('x-frame-options', 'DENY');
   }
   const acceptsGzip = /\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''));
-  if (asset.gzipped !== undefined && acceptsGzip) return reply.header('content-encoding', 'gzip').send(asset.gzipped);
+  if (asset.gzipped !== undefined && acceptsGzip)
+    return reply.header('content-encoding', 'gzip').send(asset.gzipped);
   return reply.send(asset.body);
 }
 

@@ -15,11 +15,22 @@ function historyItems(messages: readonly ChatMessage[]): TurnItem[] {
     else if (message.role === 'assistant') {
       if (message.content !== '') items.push({ kind: 'text', text: message.content });
       for (const toolCall of message.toolCalls ?? [])
-        items.push({ kind: 'tool', id: toolCall.id, name: toolCall.name, arguments: toolCall.arguments, state: 'completed' });
+        items.push({
+          kind: 'tool',
+          id: toolCall.id,
+          name: toolCall.name,
+          arguments: toolCall.arguments,
+          state: 'completed',
+        });
     } else {
       const index = items.findIndex((item) => item.kind === 'tool' && item.id === message.toolCallId);
       const item = items[index];
-      if (item?.kind === 'tool') items[index] = { ...item, state: message.isError === true ? 'error' : 'result', output: message.content };
+      if (item?.kind === 'tool')
+        items[index] = {
+          ...item,
+          state: message.isError === true ? 'error' : 'result',
+          output: message.content,
+        };
     }
   }
   return items;
@@ -28,7 +39,10 @@ function historyItems(messages: readonly ChatMessage[]): TurnItem[] {
 /** A chat turn over SSE with any configured provider; tool calls show as they stream. */
 export function ChatPanel({ chatId }: { chatId: string }) {
   const providers = useResource(() => call(api.GET('/api/providers')));
-  const history = useResource(() => call(api.GET('/api/chats/{chatId}/messages', { params: { path: { chatId } } })), chatId);
+  const history = useResource(
+    () => call(api.GET('/api/chats/{chatId}/messages', { params: { path: { chatId } } })),
+    chatId,
+  );
   const [provider, setProvider] = useState('');
   const [message, setMessage] = useState('');
   const [items, setItems] = useState<TurnItem[]>([]);
@@ -56,12 +70,20 @@ export function ChatPanel({ chatId }: { chatId: string }) {
     setLog([]);
     setItems((current) => [...current, { kind: 'user', text }]);
     try {
-      for await (const turnEvent of streamTurn(chatId, { message: text, ...(provider === '' ? {} : { provider }) }, abort.signal)) {
+      for await (const turnEvent of streamTurn(
+        chatId,
+        { message: text, ...(provider === '' ? {} : { provider }) },
+        abort.signal,
+      )) {
         setItems((current) => applyTurnEvent(current, turnEvent));
         setLog((current) => appendToLog(current, turnEvent));
       }
     } catch (caught) {
-      if (abort.signal.aborted) setItems((current) => [...current, { kind: 'done', stopReason: 'cancelled', message: 'You cancelled the turn.' }]);
+      if (abort.signal.aborted)
+        setItems((current) => [
+          ...current,
+          { kind: 'done', stopReason: 'cancelled', message: 'You cancelled the turn.' },
+        ]);
       else setError(caught);
     } finally {
       setStreaming(false);
@@ -78,7 +100,10 @@ export function ChatPanel({ chatId }: { chatId: string }) {
         label="Provider"
         value={provider}
         onValue={setProvider}
-        options={(providers.data?.providers ?? []).map((config) => ({ value: config.name, label: `${config.name} (${config.provider}, ${config.defaultModel})` }))}
+        options={(providers.data?.providers ?? []).map((config) => ({
+          value: config.name,
+          label: `${config.name} (${config.provider}, ${config.defaultModel})`,
+        }))}
       />
       <ol className="transcript" aria-label="Conversation" aria-live="polite">
         {items.map((item, index) => (
@@ -101,7 +126,12 @@ export function ChatPanel({ chatId }: { chatId: string }) {
           <button type="submit" disabled={streaming || message.trim() === '' || noProviders}>
             Send
           </button>
-          <button type="button" className="secondary" disabled={!streaming} onClick={() => controller.current?.abort()}>
+          <button
+            type="button"
+            className="secondary"
+            disabled={!streaming}
+            onClick={() => controller.current?.abort()}
+          >
             Cancel
           </button>
         </div>
@@ -139,14 +169,22 @@ function TranscriptItem({ item }: { item: TurnItem }) {
       );
     case 'tool':
       return (
-        <li className={`msg tool state-${item.state.replace(' ', '-')}`} aria-label={`Tool call ${item.name}`}>
+        <li
+          className={`msg tool state-${item.state.replace(' ', '-')}`}
+          aria-label={`Tool call ${item.name}`}
+        >
           <div>
-            <span className="who">Tool call</span> <code>{item.name}</code> <span className="badge">{item.state}</span>
+            <span className="who">Tool call</span> <code>{item.name}</code>{' '}
+            <span className="badge">{item.state}</span>
           </div>
-          <pre className="json" aria-label={`Arguments of ${item.name}`}>{item.arguments === '' ? '{}' : item.arguments}</pre>
+          <pre className="json" aria-label={`Arguments of ${item.name}`}>
+            {item.arguments === '' ? '{}' : item.arguments}
+          </pre>
           {item.output === undefined ? null : (
             <pre className="json" aria-label={`Result of ${item.name}`}>
-              {item.error === undefined ? item.output : `${String(item.error.code ?? 'error')}: ${String(item.error.message ?? item.output)}`}
+              {item.error === undefined
+                ? item.output
+                : `${String(item.error.code ?? 'error')}: ${String(item.error.message ?? item.output)}`}
             </pre>
           )}
         </li>
@@ -154,7 +192,8 @@ function TranscriptItem({ item }: { item: TurnItem }) {
     case 'approval':
       return (
         <li className="msg approval" role="status">
-          <span className="who">Approval requested</span> <pre className="json">{prettyJson(item.detail)}</pre>
+          <span className="who">Approval requested</span>{' '}
+          <pre className="json">{prettyJson(item.detail)}</pre>
         </li>
       );
     case 'error':

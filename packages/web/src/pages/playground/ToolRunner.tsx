@@ -11,7 +11,9 @@ import { argumentsOf, schemaDraftsOf, schemaFieldsOf, type SchemaDraft } from '.
 /** The raw JSON Schema of each enabled tool: the inspector's Anthropic projection passes schemas through as they are. */
 async function enabledToolSchemas(chatId: string) {
   const result = await call(
-    api.GET('/api/chats/{chatId}/capabilities', { params: { path: { chatId }, query: { provider: 'anthropic' } } }),
+    api.GET('/api/chats/{chatId}/capabilities', {
+      params: { path: { chatId }, query: { provider: 'anthropic' } },
+    }),
   );
   return result.tools.map((tool) => {
     const wire = (tool.wire ?? {}) as { input_schema?: unknown; description?: unknown };
@@ -25,8 +27,7 @@ async function enabledToolSchemas(chatId: string) {
 }
 
 type Outcome =
-  | { kind: 'result'; value: ToolRunResult }
-  | { kind: 'error'; error: unknown; elapsedMs: number };
+  { kind: 'result'; value: ToolRunResult } | { kind: 'error'; error: unknown; elapsedMs: number };
 
 export function ToolRunner({ chatId }: { chatId: string }) {
   const tools = useResource(() => enabledToolSchemas(chatId), chatId);
@@ -112,10 +113,24 @@ export function ToolRunner({ chatId }: { chatId: string }) {
         />
         {selected === undefined ? null : <p className="muted">{selected.description}</p>}
         <div role="tablist" aria-label="Arguments editor" className="tabs">
-          <button type="button" role="tab" id="tab-form" aria-controls="panel-form" aria-selected={tab === 'form'} onClick={() => switchTab('form')}>
+          <button
+            type="button"
+            role="tab"
+            id="tab-form"
+            aria-controls="panel-form"
+            aria-selected={tab === 'form'}
+            onClick={() => switchTab('form')}
+          >
             Form
           </button>
-          <button type="button" role="tab" id="tab-json" aria-controls="panel-json" aria-selected={tab === 'json'} onClick={() => switchTab('json')}>
+          <button
+            type="button"
+            role="tab"
+            id="tab-json"
+            aria-controls="panel-json"
+            aria-selected={tab === 'json'}
+            onClick={() => switchTab('json')}
+          >
             Raw JSON
           </button>
         </div>
@@ -130,7 +145,13 @@ export function ToolRunner({ chatId }: { chatId: string }) {
           </div>
         ) : (
           <div role="tabpanel" id="panel-json" aria-labelledby="tab-json">
-            <TextField label="Arguments (JSON)" value={rawJson} onValue={setRawJson} multiline error={rawError} />
+            <TextField
+              label="Arguments (JSON)"
+              value={rawJson}
+              onValue={setRawJson}
+              multiline
+              error={rawError}
+            />
           </div>
         )}
         <button type="submit" disabled={running || toolName === ''}>
@@ -163,9 +184,13 @@ function RunOutcome({ outcome }: { outcome: Outcome }) {
         {value.truncated ? ' · the text for the model was truncated' : ''}
       </p>
       <h3>Structured result</h3>
-      <pre className="json" aria-label="Structured result">{prettyJson(value.result)}</pre>
+      <pre className="json" aria-label="Structured result">
+        {prettyJson(value.result)}
+      </pre>
       <h3>Text the model receives</h3>
-      <pre className="json" aria-label="Text the model receives">{value.output}</pre>
+      <pre className="json" aria-label="Text the model receives">
+        {value.output}
+      </pre>
     </div>
   );
 }

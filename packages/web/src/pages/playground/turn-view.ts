@@ -24,7 +24,8 @@ export interface EventLogLine {
   count: number;
 }
 
-const text = (value: unknown): string => (typeof value === 'string' ? value : value === undefined ? '' : JSON.stringify(value));
+const text = (value: unknown): string =>
+  typeof value === 'string' ? value : value === undefined ? '' : JSON.stringify(value);
 
 export function applyTurnEvent(items: TurnItem[], event: TurnEvent): TurnItem[] {
   const next = [...items];
@@ -36,12 +37,23 @@ export function applyTurnEvent(items: TurnItem[], event: TurnEvent): TurnItem[] 
       else next.push({ kind: 'text', text: text(event.delta) });
       return next;
     case 'tool_call_started':
-      next.push({ kind: 'tool', id: text(event.id), name: text(event.name), arguments: '', state: 'started' });
+      next.push({
+        kind: 'tool',
+        id: text(event.id),
+        name: text(event.name),
+        arguments: '',
+        state: 'started',
+      });
       return next;
     case 'tool_call_arguments_delta': {
       const index = toolIndex(event.id);
       const item = next[index];
-      if (item?.kind === 'tool') next[index] = { ...item, arguments: item.arguments + text(event.delta), state: 'arguments streaming' };
+      if (item?.kind === 'tool')
+        next[index] = {
+          ...item,
+          arguments: item.arguments + text(event.delta),
+          state: 'arguments streaming',
+        };
       return next;
     }
     case 'tool_call_completed': {
