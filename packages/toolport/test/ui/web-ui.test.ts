@@ -253,6 +253,45 @@ describe('UI-1 the web UI in a real browser against toolport serve', () => {
     await page.screenshot({ path: screenshotPath('playground-chat-turn'), fullPage: true });
   }, 60_000);
 
+  it('edits an HTTP tool whose credential comes back masked and is kept when left masked', async () => {
+    await openPage(page, 'HTTP tools');
+    const form = page.getByRole('form', { name: 'Add an HTTP tool' });
+    await form.getByLabel('Name').fill('weather');
+    const config = {
+      url: 'https://api.example.com/w/{{city}}',
+      method: 'GET',
+      auth: { type: 'bearer', value: 'sk-http-tool-credential' },
+    };
+    await form.getByLabel('Configuration (JSON)').fill(JSON.stringify(config));
+    await form.getByRole('button', { name: 'Add HTTP tool' }).click();
+    const card = page.getByRole('article', { name: 'weather' });
+    await card.waitFor();
+    expect(await card.textContent()).toContain('"value": "***"');
+    expect(await everythingThePageHolds(page)).not.toContain('sk-http-tool-credential');
+    await card.getByRole('button', { name: 'Edit weather' }).click();
+    const editor = page.getByRole('form', { name: 'Edit weather' });
+    const text = await editor.getByLabel('Configuration (JSON)').inputValue();
+    await editor.getByLabel('Configuration (JSON)').fill(text.replace('"GET"', '"POST"'));
+    await editor.getByRole('button', { name: 'Save HTTP tool' }).click();
+    await card.getByText('"method": "POST"').waitFor();
+    expect(await everythingThePageHolds(page)).not.toContain('sk-http-tool-credential');
+  });
+
+  it('shows Connect snippets with the real /mcp URL and a placeholder, and copies the token only on request', async () => {
+    await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+    await openPage(page, 'Connect');
+    const remote = page.getByRole('region', { name: 'Remote (Streamable HTTP)' });
+    const snippet = (await remote.getByLabel('Remote (Streamable HTTP) snippet').textContent()) ?? '';
+    expect(snippet).toContain(`${server.url}/mcp`);
+    expect(snippet).toContain('Bearer <YOUR_TOOLPORT_TOKEN>');
+    expect(await page.locator('main').textContent()).not.toContain(server.token);
+    await remote.getByRole('button', { name: 'Copy Remote (Streamable HTTP) with my token' }).click();
+    await remote.getByText('Copied with your token.').waitFor();
+    const copied = await page.evaluate(() => navigator.clipboard.readText());
+    expect(copied).toContain(`Bearer ${server.token}`);
+    expect(await page.getByRole('region', { name: /stdio/ }).first().textContent()).toContain('"mcp"');
+  });
+
   it('labels every control and takes a 1280×800 screenshot of every page', async () => {
     for (const link of NAV_LINKS) {
       await openPage(page, link);

@@ -43,7 +43,7 @@ export default function ChatsPage() {
   return (
     <Page
       title="Chats"
-      intro="A chat has a working directory (where filesystem and shell tools run) and a mode: chat asks before acting more, agent acts."
+      intro="A chat has a working directory, where filesystem and shell tools resolve paths and run, and a mode (chat or agent) that tools receive with every call."
     >
       <form className="card" onSubmit={create} aria-labelledby="chat-form-title" noValidate>
         <h2 id="chat-form-title">New chat</h2>
