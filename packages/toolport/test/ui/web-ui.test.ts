@@ -253,6 +253,17 @@ describe('UI-1 the web UI in a real browser against toolport serve', () => {
     await page.screenshot({ path: screenshotPath('playground-chat-turn'), fullPage: true });
   }, 60_000);
 
+  it('inspects a configured provider and diffs it against another wire format', async () => {
+    await openPage(page, 'Inspector');
+    await page.getByRole('combobox', { name: 'Provider' }).selectOption('fake');
+    await page.getByRole('heading', { name: /tools for openai-chat/ }).waitFor();
+    await page.getByRole('combobox', { name: 'Compare with' }).selectOption('openai');
+    await page.getByRole('heading', { name: 'Differences between openai-chat and openai' }).waitFor();
+    // Chat Completions never sends strict; the Responses API does for a strict-compatible schema.
+    expect(await page.getByRole('cell', { name: 'strict differs' }).count()).toBeGreaterThan(0);
+    await page.screenshot({ path: screenshotPath('inspector-diff') });
+  });
+
   it('edits an HTTP tool whose credential comes back masked and is kept when left masked', async () => {
     await openPage(page, 'HTTP tools');
     const form = page.getByRole('form', { name: 'Add an HTTP tool' });

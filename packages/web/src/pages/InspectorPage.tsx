@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { api, call } from '../api/client';
 import { prettyJson } from '../api/format';
-import type { Capabilities, InspectorProvider } from '../api/types';
+import type { Capabilities, InspectorProvider, ProviderConfig } from '../api/types';
 import { useResource } from '../api/use-resource';
 import { ErrorNotice } from '../components/ErrorNotice';
 import { Page } from '../components/Page';
@@ -17,10 +17,46 @@ export const WIRE_FORMATS = [
   'gemini-interactions',
 ] as const satisfies readonly InspectorProvider[];
 
-function capabilities(chatId: string, provider: InspectorProvider, agent: string): Promise<Capabilities> {
+/** A provider choice: one of your configurations (its wire format and model), or a bare wire format. */
+interface ProviderChoice {
+  value: string;
+  label: string;
+  format: InspectorProvider;
+  model?: string;
+}
+
+function providerChoices(configs: readonly ProviderConfig[]): ProviderChoice[] {
+  const formats = new Set<string>(WIRE_FORMATS);
+  const fromConfigs = configs
+    .filter((config) => formats.has(config.provider))
+    .map((config) => ({
+      value: config.name,
+      label: `${config.name} (${config.provider}, ${config.defaultModel})`,
+      format: config.provider as InspectorProvider,
+      model: config.defaultModel,
+    }));
+  const names = new Set(fromConfigs.map((choice) => choice.value));
+  return [
+    ...fromConfigs,
+    ...WIRE_FORMATS.filter((format) => !names.has(format)).map((format) => ({
+      value: format,
+      label: `${format} (wire format)`,
+      format,
+    })),
+  ];
+}
+
+function capabilities(chatId: string, choice: ProviderChoice, agent: string): Promise<Capabilities> {
   return call(
     api.GET('/api/chats/{chatId}/capabilities', {
-      params: { path: { chatId }, query: { provider, ...(agent === '' ? {} : { agent }) } },
+      params: {
+        path: { chatId },
+        query: {
+          provider: choice.format,
+          ...(choice.model === undefined ? {} : { model: choice.model }),
+          ...(agent === '' ? {} : { agent }),
+        },
+      },
     }),
   );
 }
@@ -31,9 +67,9 @@ export default function InspectorPage() {
   const agents = useResource(() => call(api.GET('/api/agents')));
   const providers = useResource(() => call(api.GET('/api/providers')));
   const [chatId, setChatId] = useState('');
-  const [provider, setProvider] = useState<InspectorProvider>('openai');
+  const [provider, setProvider] = useState<string>('openai');
   const [agent, setAgent] = useState('');
-  const [compareWith, setCompareWith] = useState<InspectorProvider | ''>('');
+  const [compareWith, setCompareWith] = useState<string>('');
   const create = useAction();
 
   const firstChat = chats.data?.chats[0]?.id;
@@ -41,24 +77,21 @@ export default function InspectorPage() {
     if (chatId === '' && firstChat !== undefined) setChatId(firstChat);
   }, [chatId, firstChat]);
 
-  const key = `${chatId}|${provider}|${agent}|${compareWith}`;
+  const choices = providerChoices(providers.data?.providers ?? []);
+  const choiceOf = (value: string) => choices.find((choice) => choice.value === value);
+  const first = choiceOf(provider);
+  const second = compareWith === '' ? undefined : choiceOf(compareWith);
+  const key = `${chatId}|${JSON.stringify(first)}|${agent}|${JSON.stringify(second)}`;
   const result = useResource(async () => {
-    if (chatId === '') return undefined;
-    const [first, second] = await Promise.all([
-      capabilities(chatId, provider, agent),
-      compareWith === '' ? Promise.resolve(undefined) : capabilities(chatId, compareWith, agent),
+    if (chatId === '' || first === undefined) return undefined;
+    const [one, other] = await Promise.all([
+      capabilities(chatId, first, agent),
+      second === undefined ? Promise.resolve(undefined) : capabilities(chatId, second, agent),
     ]);
-    return { first, second };
+    return { first: one, second: other };
   }, key);
 
-  const configured = (format: string) =>
-    (providers.data?.providers ?? [])
-      .filter((config) => config.provider === format)
-      .map((config) => config.name);
-  const providerOptions = WIRE_FORMATS.map((format) => ({
-    value: format,
-    label: configured(format).length === 0 ? format : `${format} (${configured(format).join(', ')})`,
-  }));
+  const providerOptions = choices.map(({ value, label }) => ({ value, label }));
 
   return (
     <Page
@@ -83,12 +116,7 @@ export default function InspectorPage() {
             })),
           ]}
         />
-        <SelectField
-          label="Provider"
-          value={provider}
-          onValue={(value) => setProvider(value as InspectorProvider)}
-          options={providerOptions}
-        />
+        <SelectField label="Provider" value={provider} onValue={setProvider} options={providerOptions} />
         <SelectField
           label="Agent"
           value={agent}
@@ -101,7 +129,7 @@ export default function InspectorPage() {
         <SelectField
           label="Compare with"
           value={compareWith}
-          onValue={(value) => setCompareWith(value as InspectorProvider | '')}
+          onValue={setCompareWith}
           options={[
             { value: '', label: '(no comparison)' },
             ...providerOptions.filter((option) => option.value !== provider),

@@ -112,13 +112,26 @@ export function ToolRunner({ chatId }: { chatId: string }) {
           options={list.map((tool) => ({ value: tool.name, label: `${tool.name} (${tool.origin})` }))}
         />
         {selected === undefined ? null : <p className="muted">{selected.description}</p>}
-        <div role="tablist" aria-label="Arguments editor" className="tabs">
+        <div
+          role="tablist"
+          aria-label="Arguments editor"
+          className="tabs"
+          onKeyDown={(event) => {
+            // WAI-ARIA tabs: the arrow keys move between tabs.
+            if (event.key === 'ArrowRight' || event.key === 'ArrowLeft') {
+              const next = tab === 'form' ? 'json' : 'form';
+              switchTab(next);
+              document.getElementById(`tab-${next}`)?.focus();
+            }
+          }}
+        >
           <button
             type="button"
             role="tab"
             id="tab-form"
             aria-controls="panel-form"
             aria-selected={tab === 'form'}
+            tabIndex={tab === 'form' ? 0 : -1}
             onClick={() => switchTab('form')}
           >
             Form
@@ -129,6 +142,7 @@ export function ToolRunner({ chatId }: { chatId: string }) {
             id="tab-json"
             aria-controls="panel-json"
             aria-selected={tab === 'json'}
+            tabIndex={tab === 'json' ? 0 : -1}
             onClick={() => switchTab('json')}
           >
             Raw JSON
