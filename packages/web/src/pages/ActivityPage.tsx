@@ -3,6 +3,7 @@ import { api, call } from '../api/client';
 import { formatDate } from '../api/format';
 import type { ExecutionQuery } from '../api/types';
 import { useResource } from '../api/use-resource';
+import { EmptyRow } from '../components/EmptyRow';
 import { ErrorNotice } from '../components/ErrorNotice';
 import { Page } from '../components/Page';
 import { usePage } from '../components/Pager';
@@ -105,13 +106,9 @@ export default function ActivityPage() {
               <td>{execution.agentId ?? '—'}</td>
             </tr>
           ))}
-          {executions.length === 0 && list.data !== undefined ? (
-            <tr>
-              <td colSpan={7} className="muted">
-                No executions match.
-              </td>
-            </tr>
-          ) : null}
+          <EmptyRow show={executions.length === 0 && list.data !== undefined} columns={7}>
+            No executions match.
+          </EmptyRow>
         </tbody>
       </table>
       {pager}

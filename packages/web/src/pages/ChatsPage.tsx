@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { api, call } from '../api/client';
 import { formatDate } from '../api/format';
 import { useResource } from '../api/use-resource';
+import { EmptyRow } from '../components/EmptyRow';
 import { ErrorNotice } from '../components/ErrorNotice';
 import { Page } from '../components/Page';
 import { usePage } from '../components/Pager';
@@ -107,13 +108,9 @@ export default function ChatsPage() {
               </td>
             </tr>
           ))}
-          {chats.length === 0 && list.data !== undefined ? (
-            <tr>
-              <td colSpan={5} className="muted">
-                No chats yet.
-              </td>
-            </tr>
-          ) : null}
+          <EmptyRow show={chats.length === 0 && list.data !== undefined} columns={5}>
+            No chats yet.
+          </EmptyRow>
         </tbody>
       </table>
       {pager}

@@ -3,6 +3,7 @@ import { api, call } from '../api/client';
 import type { ProviderConfig, ProviderConfigBody } from '../api/types';
 import { formatDate } from '../api/format';
 import { useResource } from '../api/use-resource';
+import { EmptyRow } from '../components/EmptyRow';
 import { ErrorNotice } from '../components/ErrorNotice';
 import { Page } from '../components/Page';
 import { fieldOfError, SelectField, TextField } from '../components/TextField';
@@ -183,13 +184,9 @@ export default function ProvidersPage() {
               </td>
             </tr>
           ))}
-          {list.data?.providers.length === 0 ? (
-            <tr>
-              <td colSpan={7} className="muted">
-                No providers yet.
-              </td>
-            </tr>
-          ) : null}
+          <EmptyRow show={list.data?.providers.length === 0} columns={7}>
+            No providers yet.
+          </EmptyRow>
         </tbody>
       </table>
     </Page>

@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { api, call } from '../api/client';
 import { formatDate } from '../api/format';
 import { useResource } from '../api/use-resource';
+import { EmptyRow } from '../components/EmptyRow';
 import { ErrorNotice } from '../components/ErrorNotice';
 import { Page } from '../components/Page';
 import { usePage } from '../components/Pager';
@@ -102,13 +103,9 @@ export default function SecretsPage() {
               </td>
             </tr>
           ))}
-          {secrets.length === 0 && list.data !== undefined ? (
-            <tr>
-              <td colSpan={4} className="muted">
-                No secrets yet.
-              </td>
-            </tr>
-          ) : null}
+          <EmptyRow show={secrets.length === 0 && list.data !== undefined} columns={4}>
+            No secrets yet.
+          </EmptyRow>
         </tbody>
       </table>
       {pager}
