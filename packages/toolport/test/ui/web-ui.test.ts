@@ -323,13 +323,20 @@ describe('UI-1 the web UI in a real browser against toolport serve', () => {
     }
   }, 90_000);
 
-  it('works at phone width', async () => {
+  it('works at phone width and follows the system theme', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await openPage(page, 'Tools');
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     expect(overflow).toBeLessThanOrEqual(0);
     await page.screenshot({ path: screenshotPath('phone-tools') });
     await page.setViewportSize({ width: 1280, height: 800 });
+    // The theme follows the system.
+    const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    const light = await background();
+    await page.emulateMedia({ colorScheme: 'dark' });
+    expect(await background()).not.toBe(light);
+    await page.screenshot({ path: screenshotPath('dark-tools') });
+    await page.emulateMedia({ colorScheme: 'light' });
   });
 
   it('signs in with a pasted token and shows a clear page once that token is revoked', async () => {

@@ -1,4 +1,6 @@
 import { useState, type FormEvent } from 'react';
+import { documentedRoutes } from '../api/openapi-routes';
+import { requestJson } from '../api/raw';
 import { api, call } from '../api/client';
 import { formatDate } from '../api/format';
 import type { McpServer, ToolDescriptor } from '../api/types';
@@ -9,6 +11,8 @@ import { Switch } from '../components/Switch';
 import { SelectField, TextField } from '../components/TextField';
 import { useAction } from '../components/useAction';
 import { linesOf, pairsOf } from './lines';
+
+const RECONNECT_ROUTES = ['reconnect', 'connect', 'refresh'];
 
 interface Draft {
   name: string;
@@ -107,6 +111,22 @@ export default function McpServersPage() {
       await call(
         api.PATCH('/api/mcp-servers/{serverId}', { params: { path: { serverId: server.id } }, body }),
       );
+      await refresh();
+    });
+  const reconnect = (server: McpServer) =>
+    action.run(async () => {
+      // A dedicated route, once the server has one, beats the empty update.
+      const routes = await documentedRoutes();
+      const dedicated = RECONNECT_ROUTES.find((route) =>
+        routes.has(`POST /api/mcp-servers/{serverId}/${route}`),
+      );
+      if (dedicated === undefined) {
+        await call(
+          api.PATCH('/api/mcp-servers/{serverId}', { params: { path: { serverId: server.id } }, body: {} }),
+        );
+      } else {
+        await requestJson('POST', `/api/mcp-servers/${encodeURIComponent(server.id)}/${dedicated}`);
+      }
       await refresh();
     });
   const remove = (server: McpServer) =>
@@ -219,7 +239,7 @@ export default function McpServersPage() {
           )}
           busy={action.busy || connecting}
           onEnable={(enabled) => void patch(server, { enabled })}
-          onReconnect={() => void patch(server, {})}
+          onReconnect={() => void reconnect(server)}
           onDelete={() => void remove(server)}
         />
       ))}
