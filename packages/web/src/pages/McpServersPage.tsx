@@ -10,7 +10,7 @@ import { Page } from '../components/Page';
 import { Switch } from '../components/Switch';
 import { SelectField, TextField } from '../components/TextField';
 import { useAction } from '../components/useAction';
-import { linesOf, pairsOf } from './lines';
+import { commandAndArguments, pairsOf } from './lines';
 
 const RECONNECT_ROUTES = ['reconnect', 'connect', 'refresh'];
 
@@ -46,8 +46,7 @@ function configOf(draft: Draft): Record<string, unknown> {
   if (draft.transport === 'stdio') {
     const env = pairsOf(draft.env, '=');
     return {
-      command: draft.command.trim(),
-      ...(linesOf(draft.args).length === 0 ? {} : { args: linesOf(draft.args) }),
+      ...commandAndArguments(draft.command, draft.args),
       ...(Object.keys(env).length === 0 ? {} : { env }),
       ...(draft.cwd.trim() === '' ? {} : { cwd: draft.cwd.trim() }),
       ...timeout,
@@ -164,7 +163,7 @@ export default function McpServersPage() {
               label="Command"
               value={draft.command}
               onValue={set('command')}
-              hint="An executable on the server, e.g. node or npx."
+              hint="An executable on the server (e.g. node), or a whole command line when Arguments is empty."
             />
             <TextField
               label="Arguments"

@@ -95,7 +95,10 @@ function ToolGroupSection({
         if (members.length === 0) return null;
         return (
           <div key={category.category} className="tool-category">
-            <h3>{category.category}</h3>
+            {/* A category named like its group (MCP tools are category "mcp") would only repeat the heading. */}
+            {category.category.toLowerCase() === group.group.toLowerCase() ? null : (
+              <h3>{category.category}</h3>
+            )}
             {members.map((tool) => (
               <ToolCard key={tool.name} tool={tool} onChange={onChange} />
             ))}

@@ -17,9 +17,21 @@ export function pairsOf(text: string, separator: '=' | ':'): Record<string, stri
   return pairs;
 }
 
-export function textOfPairs(value: unknown, separator: '=' | ':'): string {
-  if (typeof value !== 'object' || value === null) return '';
-  return Object.entries(value as Record<string, unknown>)
-    .map(([key, item]) => `${key}${separator === '=' ? '=' : ': '}${String(item)}`)
-    .join('\n');
+/** Words of a command line: whitespace separates, single or double quotes group (no escapes, no expansion). */
+export function wordsOf(text: string): string[] {
+  const words: string[] = [];
+  for (const match of text.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g))
+    words.push(match[1] ?? match[2] ?? match[3] ?? '');
+  return words;
+}
+
+/**
+ * A stdio server's command and arguments. With the Arguments field empty, a whole command line typed into Command
+ * (`npx -y @modelcontextprotocol/server-everything`) is split into words.
+ */
+export function commandAndArguments(command: string, args: string): { command: string; args?: string[] } {
+  const listed = linesOf(args);
+  if (listed.length > 0) return { command: command.trim(), args: listed };
+  const [first = '', ...rest] = wordsOf(command.trim());
+  return rest.length === 0 ? { command: first } : { command: first, args: rest };
 }
