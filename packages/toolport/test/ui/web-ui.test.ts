@@ -264,6 +264,39 @@ describe('UI-1 the web UI in a real browser against toolport serve', () => {
     await page.screenshot({ path: screenshotPath('inspector-diff') });
   });
 
+  it('creates an agent whose tool allowlist the inspector applies', async () => {
+    await openPage(page, 'Agents');
+    const form = page.getByRole('form', { name: 'Create an agent' });
+    await form.getByLabel('Name').fill('reader');
+    await form.getByLabel('System prompt').fill('You only read files.');
+    await form.getByRole('button', { name: 'Create agent' }).click();
+    const card = page.getByRole('article', { name: 'reader' });
+    await card.getByRole('button', { name: 'Tools of reader' }).click();
+    const allow = card.getByRole('switch', { name: 'Allow read_file' });
+    await allow.click();
+    await page.waitForFunction(
+      () => document.querySelector<HTMLInputElement>('[aria-label="Allow read_file"]')?.checked === true,
+    );
+    await openPage(page, 'Inspector');
+    await page.getByRole('combobox', { name: 'Agent' }).selectOption({ label: 'reader' });
+    await page.getByRole('heading', { name: '1 tool for openai' }).waitFor();
+    expect(await page.getByRole('cell', { name: 'read_file', exact: true }).count()).toBe(1);
+  });
+
+  it('lists the playground and chat calls in the activity trail and filters it', async () => {
+    await openPage(page, 'Activity');
+    await page.getByRole('cell', { name: 'get_current_datetime', exact: true }).first().waitFor();
+    await page.getByLabel('Outcome').fill('ok');
+    await page.getByLabel('Tool name').fill('get_current_datetime');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page
+      .getByRole('caption')
+      .filter({ hasText: /^2 executions/ })
+      .waitFor();
+    const tools = await page.locator('tbody tr td:nth-child(2)').allTextContents();
+    expect(tools).toEqual(['get_current_datetime', 'get_current_datetime']);
+  });
+
   it('edits an HTTP tool whose credential comes back masked and is kept when left masked', async () => {
     await openPage(page, 'HTTP tools');
     const form = page.getByRole('form', { name: 'Add an HTTP tool' });

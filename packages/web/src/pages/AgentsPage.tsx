@@ -124,7 +124,10 @@ function AgentTools({ agent }: { agent: Agent }) {
   return (
     <section aria-label={`Tool allowlist of ${agent.name}`}>
       <h3>Tools</h3>
-      <p className="hint">With no tool selected, the agent gets every tool you enabled.</p>
+      <p className="hint">
+        With no tool allowed, the agent gets every tool you enabled; once one is allowed, only allowed tools.
+        Switching an allowed tool off denies it.
+      </p>
       <ErrorNotice error={tools.error ?? selection.error ?? action.error} />
       <ul className="allowlist">
         {(tools.data?.tools ?? []).map((tool) => (

@@ -202,7 +202,7 @@ function CapabilityView({ first, second }: { first: Capabilities; second: Capabi
       )}
       <section aria-labelledby="tools-title">
         <h2 id="tools-title">
-          {first.tools.length} tools for {first.provider}
+          {first.tools.length === 1 ? '1 tool' : `${first.tools.length} tools`} for {first.provider}
         </h2>
         <table className="capabilities">
           <thead>
