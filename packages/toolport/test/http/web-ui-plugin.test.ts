@@ -69,6 +69,8 @@ describe('UI-1 web UI plugin: static assets at / with an SPA fallback that leave
     expect(zipped.headers['content-encoding']).toBe('gzip');
     expect(gunzipSync(zipped.rawPayload).toString('utf8')).toBe(APP_JS);
     expect((await get('/favicon.svg')).headers['content-type']).toBe('image/svg+xml');
+    // A malformed escape never reaches the handler: Fastify refuses the URL.
+    expect((await get('/assets/%E0%A4%A.js')).statusCode).toBe(400);
     for (const url of ['/assets/stale-0000.js', '/missing.png', '/assets/../index.html.bak']) {
       expect((await get(url)).statusCode, url).toBe(404);
     }
