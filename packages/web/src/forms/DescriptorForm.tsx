@@ -93,6 +93,14 @@ export function SettingInput({ id, field, draft, error, onChange }: SettingInput
     </label>
   );
 
+  const notes = (
+    <FieldNotes
+      hintId={hintId}
+      errorId={errorId}
+      hint={`${field.description} · ${fieldHint(field)}`}
+      error={error}
+    />
+  );
   let control;
   switch (field.kind) {
     case 'boolean':
@@ -105,12 +113,7 @@ export function SettingInput({ id, field, draft, error, onChange }: SettingInput
             onChange={(event) => onChange(event.target.checked)}
           />
           {label}
-          <FieldNotes
-            hintId={hintId}
-            errorId={errorId}
-            hint={`${field.description} · ${fieldHint(field)}`}
-            error={error}
-          />
+          {notes}
         </div>
       );
     case 'integer':
@@ -166,12 +169,7 @@ export function SettingInput({ id, field, draft, error, onChange }: SettingInput
     <div className={`field${error === undefined ? '' : ' has-error'}`}>
       {label}
       {control}
-      <FieldNotes
-        hintId={hintId}
-        errorId={errorId}
-        hint={`${field.description} · ${fieldHint(field)}`}
-        error={error}
-      />
+      {notes}
     </div>
   );
 }
