@@ -53,7 +53,8 @@ async function openPage(page: Page, link: string): Promise<void> {
   await page.getByRole('heading', { level: 1, name: link, exact: true }).waitFor();
 }
 
-describe('UI-1 the web UI in a real browser against toolport serve', () => {
+// A shared 2-core machine can make one step slow; the budgets are measured by the bench, never here.
+describe('UI-1 the web UI in a real browser against toolport serve', { timeout: 90_000 }, () => {
   let server: ServeProcess;
   let browser: BrowserSession;
   let page: Page;
