@@ -4,6 +4,7 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { defaultToolRegistry } from '../core/tool-registry.ts';
 import { createToolRuntime, type ToolRuntime } from '../core/tool-runtime.ts';
+import type { ToolServices } from '../core/tool-types.ts';
 import { runAgentTurn, startConversation } from '../providers/agent-loop.ts';
 import {
   API_KEY_ENVIRONMENT_VARIABLES,
@@ -12,6 +13,7 @@ import {
 import { PROVIDER_NAMES, type ProviderName, type ProviderSession } from '../providers/provider-adapter.ts';
 import type { StopReason, StreamEvent } from '../providers/stream-events.ts';
 import { registerBuiltinTools } from '../tools/index.ts';
+import { CONFINEMENT_OPTIONS, confinementFromFlags } from './cli-confinement.ts';
 import type { CliIo } from './cli-io.ts';
 import { DATABASE_OPTIONS } from './server-config.ts';
 import { openStoredUserContext, type StoredUserContext } from './stored-user-context.ts';
@@ -140,6 +142,7 @@ export async function runChatCommand(argv: string[], io: CliIo, signal?: AbortSi
       'max-tokens': { type: 'string' },
       user: { type: 'string' },
       ...DATABASE_OPTIONS,
+      ...CONFINEMENT_OPTIONS,
     },
   });
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]!}\n${CHAT_USAGE}`);
@@ -150,6 +153,7 @@ export async function runChatCommand(argv: string[], io: CliIo, signal?: AbortSi
   const maxIterations = positiveInteger('--max-iterations', values['max-iterations']);
   const maxOutputTokens = positiveInteger('--max-tokens', values['max-tokens']);
   const workingDirectory = values.workdir === undefined ? undefined : resolveWorkdir(values.workdir, io.cwd);
+  const fileServices = confinementFromFlags(values, workingDirectory, io);
   const stored: StoredUserContext | undefined =
     values.user === undefined
       ? undefined
@@ -159,9 +163,16 @@ export async function runChatCommand(argv: string[], io: CliIo, signal?: AbortSi
           databaseUrlFlag: values['database-url'],
           provider: values.provider,
           workingDirectory,
+          fileServices,
         });
   try {
-    return await chat(values, io, signal, { stored, maxIterations, maxOutputTokens, workingDirectory });
+    return await chat(values, io, signal, {
+      stored,
+      maxIterations,
+      maxOutputTokens,
+      workingDirectory,
+      fileServices,
+    });
   } finally {
     await stored?.close();
   }
@@ -172,13 +183,14 @@ interface ChatSetup {
   maxIterations: number | undefined;
   maxOutputTokens: number | undefined;
   workingDirectory: string | undefined;
+  fileServices: Pick<ToolServices, 'fileAccess' | 'protectedPaths'>;
 }
 
 async function chat(
   values: { provider?: string; model?: string; 'base-url'?: string; prompt?: string; system?: string },
   io: CliIo,
   signal: AbortSignal | undefined,
-  { stored, maxIterations, maxOutputTokens, workingDirectory }: ChatSetup,
+  { stored, maxIterations, maxOutputTokens, workingDirectory, fileServices }: ChatSetup,
 ): Promise<number> {
   const provider = (stored?.config?.provider ?? values.provider) as ProviderName | undefined;
   if (provider === undefined || !PROVIDER_NAMES.includes(provider)) {
@@ -208,6 +220,7 @@ async function chat(
       chatId: 'cli',
       mode: workingDirectory === undefined ? 'chat' : 'agent',
       workingDirectory,
+      environment: { services: fileServices },
     });
   const adapter = createProviderAdapter(provider, { model, apiKey, baseURL, maxOutputTokens });
   const session: ProviderSession = startConversation({

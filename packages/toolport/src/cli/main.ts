@@ -16,8 +16,12 @@ Usage:
   toolport mcp [--workdir DIR] [--user NAME] [--data-dir DIR] [--database-url URL]
                                         serve the enabled tools (a stored user's with --user) as an MCP server on stdio
   toolport serve [--host 127.0.0.1] [--port 7420] [--data-dir DIR] [--database-url sqlite:<path>|postgres://…]
+                [--policy FILE]         the operator policy (default <data dir>/policy.json; docs/operator-policy.md)
   toolport user create <name> [--admin] [--data-dir DIR] [--database-url URL]
   toolport help
+
+With --workdir, tools run, chat and mcp confine file tools to DIR: add directories with --allow-path P (repeatable),
+or turn it off with --no-confine. /proc, /sys, /dev and the data directory are always denied.
 
 Exit codes: 0 success, 1 the tool returned an error, 2 bad usage.
 `;

@@ -2,6 +2,7 @@ import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
+import { CONFINEMENT_OPTIONS, confinementFromFlags } from './cli-confinement.ts';
 import type { CliIo } from './cli-io.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -21,6 +22,7 @@ export async function runMcpCommand(argv: string[], io: CliIo, signal: AbortSign
       'data-dir': { type: 'string' },
       'database-url': { type: 'string' },
       user: { type: 'string' },
+      ...CONFINEMENT_OPTIONS,
     },
     strict: true,
   });
@@ -37,6 +39,9 @@ export async function runMcpCommand(argv: string[], io: CliIo, signal: AbortSign
     workingDirectory = realpathSync(candidate);
   }
 
+  // AUTH-2: a desktop MCP config pointing at a project cannot touch the rest of the disk.
+  const fileServices = confinementFromFlags(values, workingDirectory, io);
+
   // Started first so it loads alongside whatever the runtime needs.
   const stdioServerModule = import('../mcp/mcp-stdio-server.ts');
   const stored =
@@ -52,6 +57,7 @@ export async function runMcpCommand(argv: string[], io: CliIo, signal: AbortSign
         databaseUrl: values['database-url'],
         userName: values.user,
         workingDirectory,
+        fileServices,
       },
       io,
     );
@@ -69,6 +75,7 @@ export async function runMcpCommand(argv: string[], io: CliIo, signal: AbortSign
       userId: 'local',
       mode: workingDirectory === undefined ? 'chat' : 'agent',
       ...(workingDirectory === undefined ? {} : { workingDirectory }),
+      environment: { services: fileServices },
     });
   }
   const { serveMcpOverStdio } = await stdioServerModule;

@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { isToolportError } from '../core/errors.ts';
 import { defaultToolRegistry } from '../core/tool-registry.ts';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
-import type { ToolportLogger } from '../core/tool-types.ts';
+import type { ToolServices, ToolportLogger } from '../core/tool-types.ts';
 import { parseOutboundAllowlist } from '../net/parse-outbound-allowlist.ts';
 import { migrateDatabase, openDatabase } from '../persistence/database.ts';
 import type { ChatRecord } from '../persistence/repositories/chat-repository.ts';
+import { LOCAL_USER_POLICY } from '../policy/local-user-policy.ts';
 import { loadSecretKey } from '../secrets/secret-key.ts';
 import { createToolportServices } from '../services/toolport-services.ts';
 import { registerBuiltinTools } from '../tools/index.ts';
@@ -19,6 +20,8 @@ export interface StoredMcpRuntimeOptions {
   /** Default: `admin`, the user `toolport serve` creates on first start. */
   userName: string | undefined;
   workingDirectory: string | undefined;
+  /** The CLI's confinement (`cliFileServices`), in place of serve's per-user one. */
+  fileServices: Pick<ToolServices, 'fileAccess' | 'protectedPaths'>;
 }
 
 export const DEFAULT_MCP_USER = 'admin';
@@ -47,6 +50,7 @@ export async function openStoredMcpRuntime(
     const services = createToolportServices({
       database,
       registry: registerBuiltinTools(defaultToolRegistry),
+      policy: LOCAL_USER_POLICY,
       secretKey: loadSecretKey({ environmentValue: io.env.TOOLPORT_SECRET_KEY, dataDirectory, logger }).key,
       logger,
       mcp: { outboundAllowlist: parseOutboundAllowlist(io.env.TOOLPORT_OUTBOUND_ALLOW) },
@@ -74,7 +78,10 @@ export async function openStoredMcpRuntime(
             createdAt: now,
             updatedAt: now,
           };
-    const runtime = await services.toolRuntime.getEnabledToolRuntime(user, chat);
+    // The CLI runs as the local user (LOCAL_USER_POLICY); its own --workdir confinement replaces serve's.
+    const runtime = await services.toolRuntime.getEnabledToolRuntime(user, chat, null, {
+      cliFileServices: options.fileServices,
+    });
     return {
       runtime,
       close: async () => {

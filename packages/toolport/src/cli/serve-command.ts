@@ -8,8 +8,10 @@ import { buildServer, TOOLPORT_VERSION, type ToolportServerPlugin } from '../htt
 import { createMcpEndpointPlugin, mcpAllowedHosts } from '../http/plugins/mcp-endpoint.ts';
 import { createWebUiPlugin } from '../http/plugins/web-ui.ts';
 import { parseOutboundAllowlist } from '../net/parse-outbound-allowlist.ts';
+import { createSafeFetch } from '../net/safe-fetch.ts';
 import { migrateDatabase, openDatabase } from '../persistence/database.ts';
 import { FileImageStore } from '../providers/images/file-image-store.ts';
+import { loadOperatorPolicy } from '../policy/load-operator-policy.ts';
 import { loadSecretKey } from '../secrets/secret-key.ts';
 import type { UserToolSource } from '../services/tool-catalog.ts';
 import { createToolportServices, type ToolportServices } from '../services/toolport-services.ts';
@@ -31,7 +33,8 @@ export interface ServeCommandOptions {
 }
 
 /**
- * `toolport serve [--host H] [--port P] [--data-dir DIR] [--database-url URL] [--log-level L]` (CLI-1). Runs until
+ * `toolport serve [--host H] [--port P] [--data-dir DIR] [--database-url URL] [--log-level L] [--policy FILE]`
+ * (CLI-1; the operator policy: docs/operator-policy.md). Runs until
  * `signal` aborts (Ctrl-C) or SIGTERM, then shuts down gracefully: stops accepting, aborts running tools, lets
  * in-flight requests finish, closes the database. JSON logs go to stdout; the login banner goes to stderr.
  */
@@ -69,6 +72,7 @@ async function serve(
       host: { type: 'string' },
       port: { type: 'string' },
       'log-level': { type: 'string' },
+      policy: { type: 'string' },
     },
   });
   if (positionals.length > 0)
@@ -83,10 +87,20 @@ async function serve(
     throw new UsageError(`--log-level must be one of fatal, error, warn, info, debug, trace, silent`);
   }
 
-  const outboundAllowlist = parseOutboundAllowlist(io.env.TOOLPORT_OUTBOUND_ALLOW);
   const dataDirectory = resolveDataDirectory(values['data-dir'], io.env, io.cwd);
-  mkdirSync(dataDirectory, { recursive: true, mode: 0o700 });
   const databaseUrl = resolveDatabaseUrl(values['database-url'], io.env, dataDirectory);
+  // AUTH-2: an invalid policy stops the start, before anything is created or opened.
+  const { policy, source: policySource } = loadOperatorPolicy({
+    file: values.policy,
+    dataDirectory,
+    databaseFile: sqliteFileOf(databaseUrl)[0],
+    env: io.env,
+    cwd: io.cwd,
+  });
+  const outboundAllowlist = parseOutboundAllowlist(policy.outboundAllow);
+  // NET-1: the one client for requests tools make on a model's behalf (web_page_summary, youtube_summary …).
+  const outbound = createSafeFetch({ allowlist: outboundAllowlist });
+  mkdirSync(dataDirectory, { recursive: true, mode: 0o700 });
   const database = openDatabase(databaseUrl, { baseDirectory: io.cwd });
 
   const app = await (async () => {
@@ -112,9 +126,11 @@ async function serve(
         secretKey: secretKey.key,
         toolSources: options.toolSources,
         logger: bootLogger,
-        mcp: { outboundAllowlist },
-        // The database, secret key and admin token live here: no model-driven filesystem tool may reach them.
+        http: outbound.client,
+        // The database, secret key and admin token live here: no model-driven filesystem tool may reach them (the
+        // policy's deniedPaths hold them too, whatever its file says).
         protectedPaths: [dataDirectory, ...sqliteFileOf(databaseUrl)],
+        policy,
         // IMG-1: generated images live in the data dir, one folder per user, served by GET /api/images/:id.
         imageStore: new FileImageStore(join(dataDirectory, 'images'), '/api/images/', { scopeByUser: true }),
         ...(providerKeysFromEnvironment(io.env) ? { providerKeyEnvironment: io.env } : {}),
@@ -153,6 +169,9 @@ async function serve(
     const boundPort = typeof address === 'object' && address !== null ? address.port : port;
     const url = `http://${displayHost(host)}:${boundPort}`;
     io.stderr(`toolport ${TOOLPORT_VERSION} listening on ${url} (database ${database.description})\n`);
+    io.stderr(
+      `Operator policy: ${policySource ?? 'defaults (no policy.json)'}; GET /api/policy shows it to admins.\n`,
+    );
     if (admin.token !== undefined) {
       io.stderr(`Log in: ${url}/#token=${admin.token}\n`);
       io.stderr(`API:    curl -H 'Authorization: Bearer ${admin.token}' ${url}/api/settings/tools\n`);
@@ -174,7 +193,9 @@ async function serve(
   await server.close();
   // Every user's MCP connection and stdio child ends with the server.
   await services.mcp.close();
+  await services.providers.close();
   await services.flush();
+  await outbound.close();
   await database.close();
   io.stderr('toolport stopped.\n');
   return 0;

@@ -1,10 +1,12 @@
 import { defaultToolRegistry } from '../core/tool-registry.ts';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
+import type { ToolServices } from '../core/tool-types.ts';
 import { migrateDatabase, openDatabase } from '../persistence/database.ts';
 import type { ChatRecord } from '../persistence/repositories/chat-repository.ts';
 import type { ProviderConfigRecord } from '../persistence/repositories/provider-config-repository.ts';
 import { API_KEY_ENVIRONMENT_VARIABLES } from '../providers/create-provider-adapter.ts';
 import type { ProviderName } from '../providers/provider-adapter.ts';
+import { LOCAL_USER_POLICY } from '../policy/local-user-policy.ts';
 import { loadSecretKey } from '../secrets/secret-key.ts';
 import { createToolportServices } from '../services/toolport-services.ts';
 import { registerBuiltinTools } from '../tools/index.ts';
@@ -28,6 +30,8 @@ export interface StoredUserOptions {
   databaseUrlFlag: string | undefined;
   provider: string | undefined;
   workingDirectory: string | undefined;
+  /** The CLI's confinement (`cliFileServices`), in place of serve's per-user one. */
+  fileServices: Pick<ToolServices, 'fileAccess' | 'protectedPaths'>;
 }
 
 /** `toolport chat --user NAME`: the stored user's tools, settings, provider configuration and secrets. */
@@ -45,6 +49,7 @@ export async function openStoredUserContext(
     const services = createToolportServices({
       database,
       registry: registerBuiltinTools(defaultToolRegistry),
+      policy: LOCAL_USER_POLICY,
       secretKey: loadSecretKey({ environmentValue: io.env.TOOLPORT_SECRET_KEY, dataDirectory }).key,
     });
     const user = await services.repositories.users.findByName(options.userName);
@@ -70,7 +75,10 @@ export async function openStoredUserContext(
             createdAt: now,
             updatedAt: now,
           };
-    const runtime = await services.toolRuntime.getEnabledToolRuntime(user, chat);
+    // The CLI runs as the local user (LOCAL_USER_POLICY); its own --workdir confinement replaces serve's.
+    const runtime = await services.toolRuntime.getEnabledToolRuntime(user, chat, null, {
+      cliFileServices: options.fileServices,
+    });
     return {
       runtime,
       config,

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { executeTool, type ExecuteToolEnvironment } from '../core/execute-tool.ts';
 import type { ToolMode, ToolSettingsInput } from '../core/tool-types.ts';
+import { CONFINEMENT_OPTIONS, confinementFromFlags } from './cli-confinement.ts';
 import type { CliIo } from './cli-io.ts';
 import { UsageError, parseJsonOption } from './usage-error.ts';
 
@@ -37,7 +38,8 @@ function resolveWorkdir(directory: string, cwd: string): string {
 }
 
 /**
- * `toolport tools run <name> --args '<json>' [--settings '<json>'] [--workdir DIR] [--mode chat|agent]`
+ * `toolport tools run <name> --args '<json>' [--settings '<json>'] [--workdir DIR] [--mode chat|agent]
+ * [--allow-path P]... [--no-confine]`: with `--workdir`, file tools are confined to it (AUTH-2, `cliFileServices`).
  * Prints the result JSON and returns 0; a tool error prints `{"error":{"code","message"}}` and returns 1.
  * `--mode` defaults to agent when `--workdir` is given (the directory is then used, PATH-1), else chat.
  */
@@ -58,6 +60,7 @@ export async function runToolsRunCommand(
       mode: { type: 'string' },
       user: { type: 'string' },
       chat: { type: 'string' },
+      ...CONFINEMENT_OPTIONS,
     },
   });
   if (positionals.length !== 1) {
@@ -80,6 +83,7 @@ export async function runToolsRunCommand(
   const mode: ToolMode =
     (values.mode as ToolMode | undefined) ?? (workingDirectory === undefined ? 'chat' : 'agent');
 
+  const fileServices = confinementFromFlags(values, workingDirectory, io);
   const outcome = await executeTool(
     {
       toolName,
@@ -91,7 +95,7 @@ export async function runToolsRunCommand(
       settingsOverrides,
       signal,
     },
-    environment,
+    { ...environment, services: { ...environment.services, ...fileServices } },
   );
   if (outcome.ok) {
     io.stdout(`${JSON.stringify(outcome.result, null, 2) ?? 'null'}\n`);

@@ -27,7 +27,8 @@ export const ERROR_CODES = {
   execution_failed: { httpStatus: 500, meaning: 'The tool started but failed; the message says why.' },
   permission_denied: {
     httpStatus: 403,
-    meaning: 'A policy refused the call: path containment, an agent permission, a blocked network address.',
+    meaning:
+      'A policy refused the call: path containment, the operator policy (details.policyKey), an agent permission, a blocked network address.',
   },
   unauthorized: { httpStatus: 401, meaning: 'No valid bearer token was presented.' },
   bad_request: {

@@ -47,7 +47,14 @@ export interface ExecuteToolRequest {
   agentPermissions?: AgentToolPermissions;
   onProgress?: (progress: ToolProgress) => void;
   onPartialResult?: (partial: unknown) => void;
+  /** AGENT-1: a sub-agent's stream events, forwarded inside this call (redacted like partial results). */
+  onNestedEvent?: (event: NestedToolEvent) => void;
+  /** AGENT-1: the delegating call, when a sub-agent's turn makes this call (recorded with the execution). */
+  parentCallId?: string;
 }
+
+/** A stream event of a sub-agent's turn, as a tool forwards it (`type` plus the event's own fields). */
+export type NestedToolEvent = { type: string } & Record<string, unknown>;
 
 export interface ExecuteToolEnvironment {
   registry?: ToolLookup;
@@ -178,6 +185,7 @@ export async function executeTool(
       userId: request.userId,
       chatId: request.chatId,
       agentId: request.agentId,
+      ...(request.parentCallId === undefined ? {} : { parentCallId: request.parentCallId }),
       startedAt: new Date(performance.timeOrigin + startTime),
       durationMs,
       outcome: finished.ok ? 'ok' : finished.error.code,
@@ -312,6 +320,10 @@ export async function executeTool(
     },
     emitPartialResult: (partial) => {
       if (abortReason === undefined) request.onPartialResult?.(redactSecretsDeep(partial, secretsForCall));
+    },
+    emitNestedEvent: (event) => {
+      if (abortReason === undefined)
+        request.onNestedEvent?.(redactSecretsDeep(event, secretsForCall) as NestedToolEvent);
     },
     services,
     logger,

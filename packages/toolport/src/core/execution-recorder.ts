@@ -12,12 +12,16 @@ export interface ToolExecutionRecord {
   outcome: 'ok' | ErrorCode;
   /** Characters of the serialized result (or error) sent to the model. */
   resultSize: number;
+  /** AGENT-1: the call that delegated to the sub-agent whose turn made this call. */
+  parentCallId?: string;
 }
 
 export interface ToolExecutionQuery {
   userId?: string;
   toolName?: string;
   chatId?: string;
+  /** The calls a sub-agent made for the delegating call with this id. */
+  parentCallId?: string;
   outcome?: ToolExecutionRecord['outcome'];
   limit?: number;
 }

@@ -2,6 +2,7 @@ import {
   executeTool,
   type AgentToolPermissions,
   type ExecuteToolEnvironment,
+  type NestedToolEvent,
   type ToolExecutionOutcome,
 } from './execute-tool.ts';
 import { getSafeEffectiveToolSettings } from './settings-policy.ts';
@@ -38,6 +39,7 @@ export interface ToolCallOptions {
   signal?: AbortSignal;
   onProgress?: (progress: ToolProgress) => void;
   onPartialResult?: (partial: unknown) => void;
+  onNestedEvent?: (event: NestedToolEvent) => void;
 }
 
 export interface ToolRuntime {
@@ -65,6 +67,8 @@ export interface CreateToolRuntimeOptions {
   workingDirectory?: string;
   agentPermissions?: AgentToolPermissions;
   environment?: Omit<ExecuteToolEnvironment, 'registry'>;
+  /** AGENT-1: every call of this runtime is a sub-agent's, made for this delegating call. */
+  parentCallId?: string;
 }
 
 function isAllowedForAgent(name: string, permissions: AgentToolPermissions | undefined): boolean {
@@ -121,6 +125,8 @@ export function createToolRuntime(options: CreateToolRuntimeOptions): ToolRuntim
           signal: callOptions.signal,
           onProgress: callOptions.onProgress,
           onPartialResult: callOptions.onPartialResult,
+          onNestedEvent: callOptions.onNestedEvent,
+          parentCallId: options.parentCallId,
         },
         { ...options.environment, registry: lookup },
       ),

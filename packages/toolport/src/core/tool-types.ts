@@ -88,6 +88,11 @@ export interface OutboundHttpRequest {
   body?: string | Uint8Array;
   timeoutMs?: number;
   maxResponseBytes?: number;
+  /**
+   * `false`: a 3xx answer is returned as it is (its `location` header included) instead of followed, for callers that
+   * must judge every hop themselves (web_page_summary checks robots.txt per origin). Default `true`.
+   */
+  followRedirects?: boolean;
 }
 
 export interface OutboundHttpResponse {
@@ -140,7 +145,52 @@ export interface ImageStore {
   ): Promise<StoredImage>;
 }
 
+/**
+ * How the host confines filesystem tools beyond each tool's own settings (AUTH-2): `toolport serve` confines a
+ * non-admin to the chat's working directory (or refuses file tools without one); the CLI confines to `--workdir`.
+ */
+export interface FileAccessPolicy {
+  /** Every path must also be inside one of these directories (real paths), whatever `allowedPaths` says. */
+  confinedTo?: readonly string[];
+  /** Where the confinement comes from, for refusals, e.g. `the chat's working directory (policy for non-admin users)`. */
+  confinementSource?: string;
+  /** CLI: the confinement gives way when the tool's own `allowedPaths` setting is not empty. */
+  confinementYieldsToAllowedPaths?: boolean;
+  /** Every filesystem tool call is refused with this (`permission_denied`, `details.policyKey`). */
+  refusal?: { message: string; policyKey?: string };
+  /** Regular files with more than one hard link are refused unless this is true (default true). */
+  allowHardLinks?: boolean;
+}
+
+/**
+ * WEB-1/YT-1: one plain completion (no tools) on one of the calling user's provider configurations, through the same
+ * adapters as chat turns. Implemented in `services/text-completion-service.ts`.
+ */
+export interface TextCompletionRequest {
+  /** The name of one of the user's provider configurations; the user's first configuration when absent. */
+  providerConfig?: string;
+  /** The configuration's default model when absent. */
+  model?: string;
+  systemPrompt: string;
+  prompt: string;
+  maxOutputTokens?: number;
+}
+
+export interface TextCompletionResult {
+  text: string;
+  /** The configuration name and model that answered. */
+  providerConfig: string;
+  model: string;
+  usage: { inputTokens: number; outputTokens: number; totalTokens: number };
+}
+
+export interface TextCompletionService {
+  complete(request: TextCompletionRequest, signal: AbortSignal): Promise<TextCompletionResult>;
+}
+
 export interface ToolServices {
+  /** Set by the operator's process (serve's policy, the CLI's --workdir confinement), never by a user or a model. */
+  fileAccess?: FileAccessPolicy;
   /**
    * Paths no tool may read, write or list, denied on top of every tool's own `deniedPaths` (the server's data
    * directory: database, secret key, admin token). Set by the operator's process, never by a user or a model.
@@ -151,6 +201,16 @@ export interface ToolServices {
   http?: OutboundHttpClient;
   images?: ImageGenerationService;
   imageStore?: ImageStore;
+  /** The calling user's models for tools that summarize (web_page_summary, youtube_summary). */
+  textCompletion?: TextCompletionService;
+  /** AGENT-1: where this call sits in a chain of delegations (absent at the top of a turn). */
+  delegation?: DelegationChain;
+}
+
+/** AGENT-1: the agents a chain of delegations has passed through, outermost first, and how many delegations deep. */
+export interface DelegationChain {
+  agentIds: readonly string[];
+  depth: number;
 }
 
 /** pino-compatible subset, so Fastify's logger can be passed straight in. */
@@ -178,6 +238,11 @@ export interface ToolContext {
   reportProgress(progress: ToolProgress): void;
   /** A partial result streamed before the final one (generate_image sends one per image). */
   emitPartialResult(partial: unknown): void;
+  /**
+   * AGENT-1: forwards one stream event of a sub-agent's turn to whoever runs this call (the agent loop tags it with
+   * this call's id as `parentCallId`). Absent where nobody listens.
+   */
+  emitNestedEvent?(event: { type: string } & Record<string, unknown>): void;
   services: ToolServices;
   logger: ToolportLogger;
 }
@@ -199,6 +264,12 @@ export interface RegisteredTool<TArguments extends object = ToolArguments> {
    * (read_file's byte views). A host's `maxResultCharacters` still wins.
    */
   maxResultCharacters?: number;
+  /**
+   * Tools configured by a row (HTTP and agent tools): the same tool with an agent's overlay merged into its config
+   * (spread), validated — it throws a `validation_failed` naming the field. Tools without it take an agent's overlay
+   * as settings parameters instead.
+   */
+  withConfigOverlay?: (overlay: Record<string, unknown>) => RegisteredTool;
 }
 
 export interface ToolAnnotations {

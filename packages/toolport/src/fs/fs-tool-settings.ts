@@ -1,4 +1,4 @@
-import { ToolArgumentError } from '../core/errors.ts';
+import { ToolArgumentError, ToolportError } from '../core/errors.ts';
 import type { ToolContext, ToolParameterDescriptor } from '../core/tool-types.ts';
 import { createPathPolicy, type PathPolicy } from './resolve-and-validate-path.ts';
 
@@ -61,13 +61,28 @@ export function createPathPolicyForContext(
   },
 ): Promise<PathPolicy> {
   const parameters = context.settings.parameters;
+  const access = context.services?.fileAccess;
+  if (access?.refusal !== undefined) {
+    return Promise.reject(
+      new ToolportError('permission_denied', access.refusal.message, {
+        details: access.refusal.policyKey === undefined ? {} : { policyKey: access.refusal.policyKey },
+      }),
+    );
+  }
+  const allowedPaths = stringList(parameters.allowedPaths);
+  const confine =
+    access?.confinedTo !== undefined &&
+    !(access.confinementYieldsToAllowedPaths === true && allowedPaths.length > 0);
   return createPathPolicy({
     mode: context.mode,
     workingDirectory: context.workingDirectory,
-    allowedPaths: stringList(parameters.allowedPaths),
+    allowedPaths,
     // The operator's protected paths (the data directory) are denied whatever the user's settings say.
     deniedPaths: [...stringList(parameters.deniedPaths), ...(context.services?.protectedPaths ?? [])],
     restrictToWorkingDirectory: parameters.restrictToWorkingDirectory === true,
+    ...(confine ? { confinedTo: access.confinedTo } : {}),
+    ...(access?.confinementSource === undefined ? {} : { confinementSource: access.confinementSource }),
+    refuseHardLinks: access?.allowHardLinks === false,
   });
 }
 

@@ -22,6 +22,14 @@ export interface PathPolicyOptions {
   deniedPaths?: readonly string[];
   /** Agent mode with a working directory: the working directory becomes an allowed root (restriction enabled). */
   restrictToWorkingDirectory?: boolean;
+  /**
+   * The host's confinement (AUTH-2, the CLI's `--workdir`): a path must also be inside one of these, on top of
+   * `allowedPaths`. `confinementSource` names it in refusals.
+   */
+  confinedTo?: readonly string[];
+  confinementSource?: string;
+  /** Refuse opened regular files with more than one hard link (`verifyOpenedPath`): their other names are unseen. */
+  refuseHardLinks?: boolean;
   /** Defaults to `os.homedir()`; injectable for tests. */
   homeDirectory?: string;
   /** Defaults to `process.cwd()`: the base for relative paths in chat mode (PATH-1). */
@@ -49,6 +57,9 @@ export interface PathPolicy {
   isAllowed(realPath: string): boolean;
   readonly allowedRoots: readonly string[];
   readonly deniedRoots: readonly string[];
+  /** The host's confinement roots (empty: none). */
+  readonly confinedRoots: readonly string[];
+  readonly refusesHardLinks: boolean;
 }
 
 const MAX_SYMLINK_HOPS = 40;
@@ -158,15 +169,15 @@ async function resolveRoots(
   home: string,
   setting: string,
 ): Promise<string[]> {
-  const roots: string[] = [];
+  const raws: string[] = [];
   for (const entry of entries) {
     const trimmed = entry.trim();
     if (trimmed === '') continue;
     const expanded = expandHome(trimmed, home, setting);
-    const raw = isAbsolute(expanded) ? expanded : `${base}${sep}${expanded}`;
-    roots.push((await resolvePhysicalPath(raw)).realPath);
+    raws.push(isAbsolute(expanded) ? expanded : `${base}${sep}${expanded}`);
   }
-  return roots;
+  // In parallel: a serve call carries the operator's denied roots too, and each is a thread-pool round trip.
+  return Promise.all(raws.map(async (raw) => (await resolvePhysicalPath(raw)).realPath));
 }
 
 function describeRoots(roots: readonly string[]): string {
@@ -187,14 +198,26 @@ export async function createPathPolicy(options: PathPolicyOptions): Promise<Path
   const anchorDirectory =
     options.mode === 'agent' && options.workingDirectory !== undefined ? options.workingDirectory : undefined;
   const baseDirectory = anchorDirectory ?? options.processDirectory ?? process.cwd();
-  const allowedRoots = await resolveRoots(options.allowedPaths ?? [], baseDirectory, home, 'allowedPaths');
-  if (options.restrictToWorkingDirectory === true && anchorDirectory !== undefined) {
-    allowedRoots.push((await resolvePhysicalPath(anchorDirectory)).realPath);
-  }
-  const deniedRoots = await resolveRoots(options.deniedPaths ?? [], baseDirectory, home, 'deniedPaths');
+  const [allowedRoots, deniedRoots, confinedRoots] = await Promise.all([
+    resolveRoots(
+      [
+        ...(options.allowedPaths ?? []),
+        ...(options.restrictToWorkingDirectory === true && anchorDirectory !== undefined
+          ? [anchorDirectory]
+          : []),
+      ],
+      baseDirectory,
+      home,
+      'allowedPaths',
+    ),
+    resolveRoots(options.deniedPaths ?? [], baseDirectory, home, 'deniedPaths'),
+    resolveRoots(options.confinedTo ?? [], baseDirectory, home, 'confinedTo'),
+  ]);
+  const confined = options.confinedTo !== undefined;
 
   const isAllowed = (realPath: string): boolean => {
     if (deniedRoots.some((root) => isPathInside(realPath, root))) return false;
+    if (confined && !confinedRoots.some((root) => isPathInside(realPath, root))) return false;
     return allowedRoots.length === 0 || allowedRoots.some((root) => isPathInside(realPath, root));
   };
 
@@ -206,6 +229,15 @@ export async function createPathPolicy(options: PathPolicyOptions): Promise<Path
         `Access to ${shownPath(input, realPath)} is denied: it is inside ${denied}, which the deniedPaths setting ` +
           `excludes. Do not retry this path (or a link to it); work with files outside ${denied}.`,
         { details: { argument, path: realPath, deniedPath: denied } },
+      );
+    }
+    if (confined && !confinedRoots.some((root) => isPathInside(realPath, root))) {
+      throw new ToolportError(
+        'permission_denied',
+        `Access to ${shownPath(input, realPath)} is denied: filesystem tools are confined to ` +
+          `${confinedRoots.length === 0 ? 'nothing' : describeRoots(confinedRoots)}` +
+          `${options.confinementSource === undefined ? '' : ` (${options.confinementSource})`}. Use a path inside it.`,
+        { details: { argument, path: realPath, confinedTo: confinedRoots } },
       );
     }
     if (allowedRoots.length > 0 && !allowedRoots.some((root) => isPathInside(realPath, root))) {
@@ -246,6 +278,8 @@ export async function createPathPolicy(options: PathPolicyOptions): Promise<Path
     isAllowed,
     allowedRoots,
     deniedRoots,
+    confinedRoots,
+    refusesHardLinks: options.refuseHardLinks === true,
   };
 }
 
@@ -258,9 +292,30 @@ export async function resolveAndValidatePath(
 }
 
 /**
+ * A hard link is a second name for one file: containment sees only the name that was opened, so `ws/hard` linked to
+ * `ws/secret/key` (or to a file outside every allowed root) would pass. When the policy refuses hard links, a regular
+ * file whose descriptor reports more than one link is refused (directories always have several and are not files).
+ */
+export function assertNotHardLinked(
+  stats: { isFile(): boolean; nlink: number },
+  realPath: string,
+  argument = 'path',
+): void {
+  if (!stats.isFile() || stats.nlink <= 1) return;
+  throw new ToolportError(
+    'permission_denied',
+    `Access to ${realPath} is denied: it has ${stats.nlink} hard links, and another name of the same file may be a ` +
+      'denied or outside path. Files with more than one link are refused (policy "files.allowHardLinks"; on the CLI, ' +
+      '--no-confine).',
+    { details: { argument, path: realPath, policyKey: 'files.allowHardLinks', links: stats.nlink } },
+  );
+}
+
+/**
  * Narrows the race between the check and the open: after opening, asks the kernel which file the descriptor really
  * is (`/proc/self/fd/N` on Linux) and re-applies the policy to that path. Where `/proc` is unavailable this is a
- * no-op; the open itself used the resolved real path with O_NOFOLLOW.
+ * no-op; the open itself used the resolved real path with O_NOFOLLOW. When the policy refuses hard links, the
+ * descriptor's own `fstat` decides (`assertNotHardLinked`), so a link swapped in after the check is caught too.
  */
 export async function verifyOpenedPath(
   handle: FileHandle,
@@ -268,6 +323,7 @@ export async function verifyOpenedPath(
   policy: PathPolicy,
   argument = 'path',
 ): Promise<string> {
+  if (policy.refusesHardLinks) assertNotHardLinked(await handle.stat(), expectedRealPath, argument);
   if (process.platform !== 'linux') return expectedRealPath;
   let actual: string;
   try {

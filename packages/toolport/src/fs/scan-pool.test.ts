@@ -40,6 +40,7 @@ const catastrophicJob = (root: string): GrepJobTemplate => ({
   root,
   isFile: false,
   fileName: '',
+  refuseHardLinks: false,
   regexSource: '^(a+)+$',
   regexFlags: '',
   requiredLiteral: undefined,

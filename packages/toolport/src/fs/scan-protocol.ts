@@ -51,6 +51,8 @@ export interface GlobJob extends ScanJobBase {
 
 export interface GrepJob extends ScanJobBase {
   kind: 'grep';
+  /** AUTH-2 (`files.allowHardLinks` false): a regular file with more than one link is skipped as unreadable. */
+  refuseHardLinks: boolean;
   /** `root` is one file; matches report `fileName` as its path. */
   isFile: boolean;
   fileName: string;

@@ -6,7 +6,7 @@
  *
  * Loaded by URL: `scan-worker.ts` under src (Node type stripping), `scan-worker.js` in dist (AGENTS.md).
  */
-import { closeSync, constants, openSync, readSync, readdirSync, type Dirent } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, readdirSync, type Dirent } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import picomatch from 'picomatch';
 import { looksBinary } from './binary-detection.ts';
@@ -246,7 +246,12 @@ function runGrep(job: GrepJob, scanner: Scanner): void {
     }
     let length = 0;
     try {
-      // No fstat: it costs more than the read of a small file. The walk's dirent said "regular file"; a FIFO or a
+      // A hard link is another name of a file that may be denied or outside the root: only its descriptor knows.
+      if (job.refuseHardLinks && fstatSync(descriptor).nlink > 1) {
+        stats.skippedUnreadable += 1;
+        return;
+      }
+      // No fstat otherwise: it costs more than the read of a small file. The walk's dirent said "regular file"; a FIFO or a
       // directory swapped in since fails the read (O_NONBLOCK: EAGAIN; EISDIR), and a file over the cap is detected
       // by what the descriptor delivers, as in read_file — a file growing while read is skipped too. A short read of
       // a regular file is its end, which saves the extra read that would return 0.

@@ -7,6 +7,7 @@ import { registerAuth } from './plugins/auth.ts';
 import { registerErrorHandler } from './plugins/error-handler.ts';
 import { registerAccountRoutes } from './routes/account-routes.ts';
 import { registerAgentRoutes } from './routes/agent-routes.ts';
+import { registerAgentToolRoutes } from './routes/agent-tool-routes.ts';
 import { registerCapabilityRoutes } from './routes/capability-routes.ts';
 import { registerChatRoutes } from './routes/chat-routes.ts';
 import { registerChatTurnRoutes } from './routes/chat-turn-routes.ts';
@@ -14,6 +15,7 @@ import { registerCustomToolRoutes } from './routes/custom-tool-routes.ts';
 import { registerHealthRoutes } from './routes/health-routes.ts';
 import { registerImageRoutes } from './routes/image-routes.ts';
 import { registerMcpServerRoutes } from './routes/mcp-server-routes.ts';
+import { registerPolicyRoutes } from './routes/policy-routes.ts';
 import { registerProviderRoutes } from './routes/provider-routes.ts';
 import { registerSecretRoutes } from './routes/secret-routes.ts';
 import { registerSummaryToolRoutes } from './routes/summary-tool-routes.ts';
@@ -132,6 +134,7 @@ export async function buildServer(options: BuildServerOptions): Promise<Toolport
   registerSecretRoutes(app, options.services);
   registerChatRoutes(app, options.services);
   registerAgentRoutes(app, options.services);
+  registerAgentToolRoutes(app, options.services);
   registerCustomToolRoutes(app, options.services);
   registerSummaryToolRoutes(app, options.services, shutdown.signal);
   registerMcpServerRoutes(app, options.services);
@@ -139,6 +142,7 @@ export async function buildServer(options: BuildServerOptions): Promise<Toolport
   registerProviderRoutes(app, options.services);
   registerChatTurnRoutes(app, options.services, shutdown.signal);
   registerImageRoutes(app, options.services);
+  registerPolicyRoutes(app, options.services);
 
   const context: ToolportServerContext = { services: options.services, shutdownSignal: shutdown.signal };
   for (const plugin of options.plugins ?? []) await plugin(app, context);

@@ -6,6 +6,8 @@ import { createMcpServer, type McpCallCancellation } from './mcp-server.ts';
 /** Who is calling, as the auth hook decided. The lead's hook maps a bearer token to a user. */
 export interface McpHttpPrincipal {
   userId: string;
+  /** The operator policy restricts non-admins (AUTH-2). */
+  isAdmin?: boolean;
 }
 
 export interface McpHttpHandlerOptions {

@@ -165,6 +165,7 @@ export function createSafeFetch(options: SafeFetchOptions = {}): SafeFetch {
           headers: request.headers,
           body: request.body as RequestInit['body'],
           signal: combined,
+          ...(request.followRedirects === false ? { redirect: 'manual' as const } : {}),
         });
         const chunks: Uint8Array[] = [];
         let received = 0;

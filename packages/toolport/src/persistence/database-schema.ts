@@ -110,6 +110,7 @@ export interface ToolExecutionsTable {
   duration_ms: number;
   outcome: string;
   result_size: number;
+  parent_call_id: string | null;
 }
 
 export interface ProviderConfigsTable {

@@ -42,6 +42,11 @@ export interface AgentTurnOptions {
   /** User cancellation: aborts the provider stream and every running tool. */
   signal?: AbortSignal;
   logger?: ToolportLogger;
+  /**
+   * AGENT-1: tokens (input + output, over every model call) the turn may use. Once a step brings the total past it,
+   * the turn ends with `turn_completed {stopReason: 'token_budget'}` and the step's calls are not run.
+   */
+  maxTotalTokens?: number;
 }
 
 export interface AgentTurnSummary {
@@ -131,6 +136,19 @@ export async function* runAgentTurn(
         yield event;
         return summary;
       }
+      if (options.maxTotalTokens !== undefined && usage.totalTokens > options.maxTotalTokens) {
+        answerWithoutRunning(
+          session,
+          calls,
+          `Not run: the turn used its budget of ${options.maxTotalTokens} tokens.`,
+        );
+        const [event, summary] = finish(
+          'token_budget',
+          `The turn stopped after using ${usage.totalTokens} tokens, past its budget of ${options.maxTotalTokens}.`,
+        );
+        yield event;
+        return summary;
+      }
       if (iterations >= maxIterations) {
         // Answer the calls so the conversation stays valid for a follow-up turn, without running them.
         answerWithoutRunning(
@@ -173,6 +191,11 @@ export async function* runAgentTurn(
                   output: stringifyToolResult(partial),
                   partial: true,
                 });
+                notify();
+              },
+              onNestedEvent: (nested) => {
+                const event = nested as unknown as StreamEvent;
+                pending.push({ ...event, parentCallId: event.parentCallId ?? call.id });
                 notify();
               },
             },

@@ -75,6 +75,11 @@ export interface ProviderAdapterOptions {
   apiKey: string;
   /** An OpenAI-compatible server, a proxy, or the test harness's fake server. */
   baseURL?: string;
+  /**
+   * The fetch every SDK request goes through (AUTH-2: NET-1's safe fetch for a non-admin's configuration). Default:
+   * the SDK's own.
+   */
+  fetch?: typeof globalThis.fetch;
   /** Output token cap per model call (Anthropic requires one). */
   maxOutputTokens?: number;
   /** SDK retries on 429/5xx; 0 in tests. */

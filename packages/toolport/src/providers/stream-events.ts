@@ -22,6 +22,7 @@ export type StopReason =
   | 'max_tokens'
   | 'content_filter'
   | 'max_iterations'
+  | 'token_budget'
   | 'cancelled'
   | 'error'
   | 'other';
@@ -83,14 +84,25 @@ export interface ErrorEvent {
   status?: number;
 }
 
-export type StreamEvent =
+/**
+ * AGENT-1: a sub-agent's events reach the caller inside the call that delegated to it, each carrying that call's id as
+ * `parentCallId` (deeper delegations keep the id of their own delegating call). The turn's own events have none, so
+ * a UI renders nested text and calls under the parent call, never as top-level text.
+ */
+export interface NestedEventFields {
+  parentCallId?: string;
+}
+
+export type StreamEvent = (
   | TextDeltaEvent
   | ToolCallStartedEvent
   | ToolCallArgumentsDeltaEvent
   | ToolCallCompletedEvent
   | ToolResultEvent
   | TurnCompletedEvent
-  | ErrorEvent;
+  | ErrorEvent
+) &
+  NestedEventFields;
 
 /** What one provider step (one model call) streams: the model's part of PROV-3. */
 export type StepEvent =

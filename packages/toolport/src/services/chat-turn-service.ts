@@ -1,3 +1,4 @@
+import { ToolportError } from '../core/errors.ts';
 import type { ImageGenerationService, ImageStore, ToolportLogger } from '../core/tool-types.ts';
 import type { AgentRecord, AgentRepository } from '../persistence/repositories/agent-repository.ts';
 import type {
@@ -5,14 +6,16 @@ import type {
   StoredTranscriptMessage,
 } from '../persistence/repositories/chat-message-repository.ts';
 import { runAgentTurn, startConversation } from '../providers/agent-loop.ts';
-import { createProviderAdapter } from '../providers/create-provider-adapter.ts';
 import {
   createImageGenerationService,
   type ImageGenerationServiceOptions,
 } from '../providers/images/image-generation-service.ts';
 import type { StreamEvent } from '../providers/stream-events.ts';
+import type { PolicySubject } from '../policy/policy-denied.ts';
 import type { ChatService } from './chat-service.ts';
 import type { ProviderConfigService } from './provider-config-service.ts';
+import { parseAgentConfig, type AgentConfig } from './agent-service.ts';
+import { createAdapterForConfig } from './provider-adapter-for-config.ts';
 import { replayTranscript } from './replay-transcript.ts';
 import type { ToolRuntimeService } from './tool-runtime-service.ts';
 import { TranscriptRecorder } from './transcript-recorder.ts';
@@ -24,6 +27,8 @@ export interface ChatTurnInput {
   /** Default: the configuration's default model. */
   model?: string;
   maxIterations?: number;
+  /** AGENT-1: an agent id; this turn runs with that agent instead of the chat's. */
+  agent?: string;
 }
 
 export interface PreparedChatTurn {
@@ -62,14 +67,21 @@ export class ChatTurnService {
   }
 
   /** Everything that can fail with a plain error response (unknown chat, no provider, missing key) fails here. */
-  async prepareTurn(userId: string, chatId: string, input: ChatTurnInput): Promise<PreparedChatTurn> {
+  async prepareTurn(user: PolicySubject, chatId: string, input: ChatTurnInput): Promise<PreparedChatTurn> {
     const { chats, agents, messages, providers, toolRuntime, logger } = this.#options;
+    const userId = user.id;
     const chat = await chats.get(userId, chatId);
-    const agent: AgentRecord | undefined =
-      chat.agentId === null ? undefined : await agents.get(userId, chat.agentId);
-    const resolved = await providers.resolve(userId, input.provider);
-    const model = input.model ?? resolved.config.defaultModel;
-    const images = await this.#imageService(userId, resolved.config.name);
+    const agentId = input.agent ?? chat.agentId;
+    const agent: AgentRecord | undefined = agentId === null ? undefined : await agents.get(userId, agentId);
+    if (agentId !== null && agent === undefined) {
+      throw new ToolportError('not_found', `No agent ${JSON.stringify(agentId)}.`, { details: { agentId } });
+    }
+    // AGENT-1: the agent's provider configuration, model and iteration limit, unless the turn names its own.
+    const agentConfig = agent === undefined ? {} : storedAgentConfig(agent, logger);
+    const resolved = await providers.resolve(user, input.provider ?? agentConfig.providerConfig);
+    const model = input.model ?? agentConfig.model ?? resolved.config.defaultModel;
+    const maxIterations = input.maxIterations ?? agentConfig.maxIterations;
+    const images = await this.#imageService(user, resolved.config.name);
     const history = await messages.list(chat.id);
     const maxRetries = this.#options.maxRetries;
     const imageStore = this.#options.imageStore;
@@ -78,21 +90,19 @@ export class ChatTurnService {
       provider: resolved.config.name,
       model,
       async *run(signal) {
-        const runtime = await toolRuntime.getEnabledToolRuntime({ id: userId }, chat, agent, {
+        const runtime = await toolRuntime.getEnabledToolRuntime(user, chat, agent, {
           signal,
           toolServices: {
             ...(images === undefined ? {} : { images }),
             ...(imageStore === undefined ? {} : { imageStore }),
           },
         });
-        const adapter = createProviderAdapter(resolved.config.provider, {
+        const adapter = createAdapterForConfig(resolved, {
           model,
-          apiKey: resolved.apiKey,
-          ...(resolved.config.baseUrl === null ? {} : { baseURL: resolved.config.baseUrl }),
           ...(maxRetries === undefined ? {} : { maxRetries }),
-          logger,
+          ...(logger === undefined ? {} : { logger }),
         });
-        const systemPrompt = agent?.config.systemPrompt;
+        const systemPrompt = agentConfig.systemPrompt;
         const session = startConversation({
           adapter,
           runtime,
@@ -109,7 +119,7 @@ export class ChatTurnService {
             session,
             runtime,
             userMessage: input.message,
-            maxIterations: input.maxIterations,
+            ...(maxIterations === undefined ? {} : { maxIterations }),
             signal,
             logger,
           });
@@ -130,18 +140,25 @@ export class ChatTurnService {
    * IMG-1 for this user: OpenAI Images from an `openai` configuration, Gemini image models from a `gemini` one. The
    * turn's own configuration comes first, then the others oldest first.
    */
-  async #imageService(userId: string, turnConfigName: string): Promise<ImageGenerationService | undefined> {
+  async #imageService(
+    user: PolicySubject,
+    turnConfigName: string,
+  ): Promise<ImageGenerationService | undefined> {
     const { providers, maxRetries } = this.#options;
     const options: ImageGenerationServiceOptions = maxRetries === undefined ? {} : { maxRetries };
-    const configs = await providers.list(userId);
+    const configs = await providers.list(user.id);
     configs.sort((a, b) => Number(b.name === turnConfigName) - Number(a.name === turnConfigName));
     for (const config of configs) {
       const slot =
         config.provider === 'openai' ? 'openai' : config.provider === 'gemini' ? 'gemini' : undefined;
       if (slot === undefined || options[slot] !== undefined) continue;
       try {
-        const { apiKey } = await providers.resolve(userId, config.name);
-        options[slot] = { apiKey, ...(config.baseUrl === null ? {} : { baseURL: config.baseUrl }) };
+        const { apiKey, fetch } = await providers.resolve(user, config.name);
+        options[slot] = {
+          apiKey,
+          ...(config.baseUrl === null ? {} : { baseURL: config.baseUrl }),
+          ...(fetch === undefined ? {} : { fetch }),
+        };
       } catch {
         // A configuration without a usable key offers no images; the tool says which provider is missing.
       }
@@ -149,5 +166,15 @@ export class ChatTurnService {
     return options.openai === undefined && options.gemini === undefined
       ? undefined
       : createImageGenerationService(options);
+  }
+}
+
+/** A stored agent's config; one written before validation existed and no longer valid counts as empty (logged). */
+function storedAgentConfig(agent: AgentRecord, logger: ToolportLogger | undefined): AgentConfig {
+  try {
+    return parseAgentConfig(agent.config);
+  } catch (error) {
+    logger?.warn({ agentId: agent.id, error: String(error) }, 'agent config ignored: invalid');
+    return {};
   }
 }

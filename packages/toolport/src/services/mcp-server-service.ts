@@ -13,6 +13,9 @@ import type {
   McpServerRecord,
   McpServerRepository,
 } from '../persistence/repositories/mcp-server-repository.ts';
+import { mcpServerPolicyRefusal, assertMcpServerAllowed } from '../policy/mcp-server-access.ts';
+import { DEFAULT_OPERATOR_POLICY, type OperatorPolicy } from '../policy/operator-policy.ts';
+import type { PolicySubject } from '../policy/policy-denied.ts';
 import type { SecretService } from './secret-service.ts';
 import type { UserToolSource } from './tool-catalog.ts';
 
@@ -34,6 +37,10 @@ export interface McpServerServiceOptions extends McpServiceOptions {
   /** Names MCP tools must not take: the process registry's built-in and custom tools. */
   reservedNames: () => Iterable<string>;
   logger?: ToolportLogger;
+  /** AUTH-2: who may add stdio and remote servers (default `DEFAULT_OPERATOR_POLICY`). */
+  policy?: OperatorPolicy;
+  /** Whether a user is an admin, for the policy at listing time (the catalog source only knows the user's id). */
+  isAdmin?: (userId: string) => Promise<boolean>;
 }
 
 /** The row's pieces as one config for the pool; the row's own id, name, transport and flag win over `config`. */
@@ -79,12 +86,44 @@ export class McpServerService {
     });
   }
 
-  /** The user's servers as configs. A row that no longer validates is skipped (and logged), never connected. */
+  get #policy(): OperatorPolicy {
+    return this.#options.policy ?? DEFAULT_OPERATOR_POLICY;
+  }
+
+  /**
+   * AUTH-2 on create, update and enable: throws `permission_denied` naming the policy key (`mcp.stdio`, `mcp.remote`,
+   * `mcp.stdioCommandAllowlist`) when the policy keeps this server from this user. A disabled server may always be
+   * kept (so a user can switch off or rename what an earlier policy allowed); a new one is checked either way.
+   */
+  assertAllowed(user: PolicySubject, config: McpServerConfig, options: { creating: boolean }): void {
+    if (!options.creating && !config.enabled) return;
+    assertMcpServerAllowed(this.#policy, user, config);
+  }
+
+  /**
+   * The user's servers as configs. A row that no longer validates is skipped (and logged), never connected; so is
+   * one the operator policy no longer allows this user (stored before the policy changed): it never spawns.
+   */
   async listConfigs(userId: string): Promise<McpServerConfig[]> {
     const configs: McpServerConfig[] = [];
-    for (const record of await this.#options.repository.list(userId)) {
+    const records = await this.#options.repository.list(userId);
+    if (records.length === 0) return configs;
+    // Unknown users and lookups that are not wired count as non-admins: fail closed.
+    const user: PolicySubject = { id: userId, isAdmin: (await this.#options.isAdmin?.(userId)) === true };
+    for (const record of records) {
       try {
-        configs.push(toMcpServerConfig(record));
+        const config = toMcpServerConfig(record);
+        const refusal = mcpServerPolicyRefusal(this.#policy, user, config);
+        if (refusal !== undefined) {
+          if (config.enabled) {
+            this.#options.logger?.warn(
+              { server: record.name, policyKey: refusal.policyKey },
+              'not connecting an MCP server the operator policy does not allow this user',
+            );
+          }
+          continue;
+        }
+        configs.push(config);
       } catch (error) {
         if (!isToolportError(error)) throw error;
         this.#options.logger?.warn(
@@ -121,25 +160,31 @@ export class McpServerService {
     return entries satisfies readonly RegistryEntry[];
   };
 
-  /** The status view of one stored row; never connects. An invalid row reads as failed with the reason. */
-  statusOf(userId: string, record: McpServerRecord): McpServerStatus {
+  /**
+   * The status view of one stored row; never connects. An invalid row reads as failed with the reason, and so does an
+   * enabled row the operator policy refuses this user (it is never spawned: the reason names the policy key).
+   */
+  statusOf(user: PolicySubject, record: McpServerRecord): McpServerStatus {
+    const failed = (message: string): McpServerStatus => ({
+      serverId: record.id,
+      name: record.name,
+      enabled: record.enabled,
+      state: record.enabled ? 'failed' : 'disabled',
+      connected: false,
+      lastError: { message, at: record.updatedAt },
+      connectCount: 0,
+      listCount: 0,
+    });
     let config: McpServerConfig;
     try {
       config = toMcpServerConfig(record);
     } catch (error) {
       if (!isToolportError(error)) throw error;
-      return {
-        serverId: record.id,
-        name: record.name,
-        enabled: record.enabled,
-        state: record.enabled ? 'failed' : 'disabled',
-        connected: false,
-        lastError: { message: error.message, at: record.updatedAt },
-        connectCount: 0,
-        listCount: 0,
-      };
+      return failed(error.message);
     }
-    return this.pool.status(userId, [config])[0]!;
+    const refusal = config.enabled ? mcpServerPolicyRefusal(this.#policy, user, config) : undefined;
+    if (refusal !== undefined) return failed(refusal.message);
+    return this.pool.status(user.id, [config])[0]!;
   }
 
   /** Ends every connection and stdio child (server shutdown). */

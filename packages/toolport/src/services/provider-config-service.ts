@@ -5,6 +5,11 @@ import type {
   ProviderConfigRecord,
   ProviderConfigRepository,
 } from '../persistence/repositories/provider-config-repository.ts';
+import { parseOutboundAllowlist } from '../net/parse-outbound-allowlist.ts';
+import { createSafeFetch, type SafeFetch } from '../net/safe-fetch.ts';
+import { DEFAULT_OPERATOR_POLICY, type OperatorPolicy } from '../policy/operator-policy.ts';
+import type { PolicySubject } from '../policy/policy-denied.ts';
+import { assertProviderBaseUrlAllowed, providerRequestsAreChecked } from '../policy/provider-base-url.ts';
 import { assertValidSecretName, type SecretService } from './secret-service.ts';
 
 /** The wire formats a stored configuration may name (PROV-5); `openai` is the Responses API. */
@@ -25,6 +30,11 @@ export interface ProviderConfigInput {
 export interface ResolvedProviderConfig {
   config: ProviderConfigRecord & { provider: ConfigurableProvider };
   apiKey: string;
+  /**
+   * Set for a non-admin's configuration (AUTH-2): the SDK must send every request through it — NET-1's safe fetch,
+   * which checks the address it connects to, so a base URL that rebinds to loopback or metadata gets nowhere.
+   */
+  fetch?: typeof globalThis.fetch;
 }
 
 export interface ProviderConfigServiceOptions {
@@ -36,6 +46,8 @@ export interface ProviderConfigServiceOptions {
    * shared server it would let every user spend the operator's key.
    */
   fallbackEnvironment?: Readonly<Record<string, string | undefined>>;
+  /** AUTH-2: non-admins' base URLs under NET-1 with `outboundAllow` (default `DEFAULT_OPERATOR_POLICY`). */
+  policy?: OperatorPolicy;
 }
 
 /** Per-user provider configurations. The API key lives only in the secrets store (SEC-1) and is never returned. */
@@ -43,11 +55,26 @@ export class ProviderConfigService {
   readonly #repository: ProviderConfigRepository;
   readonly #secrets: SecretService;
   readonly #fallbackEnvironment: Readonly<Record<string, string | undefined>> | undefined;
+  readonly #policy: OperatorPolicy;
+  #safeFetch: SafeFetch | undefined;
 
   constructor(options: ProviderConfigServiceOptions) {
     this.#repository = options.repository;
     this.#secrets = options.secrets;
     this.#fallbackEnvironment = options.fallbackEnvironment;
+    this.#policy = options.policy ?? DEFAULT_OPERATOR_POLICY;
+  }
+
+  /** Closes the safe fetch's connections (server shutdown). */
+  async close(): Promise<void> {
+    await this.#safeFetch?.close();
+    this.#safeFetch = undefined;
+  }
+
+  #fetchFor(user: PolicySubject): typeof globalThis.fetch | undefined {
+    if (!providerRequestsAreChecked(this.#policy, user)) return undefined;
+    this.#safeFetch ??= createSafeFetch({ allowlist: parseOutboundAllowlist(this.#policy.outboundAllow) });
+    return this.#safeFetch.fetch;
   }
 
   list(userId: string): Promise<ProviderConfigRecord[]> {
@@ -60,7 +87,8 @@ export class ProviderConfigService {
     return config;
   }
 
-  async create(userId: string, input: ProviderConfigInput): Promise<ProviderConfigRecord> {
+  async create(user: PolicySubject, input: ProviderConfigInput): Promise<ProviderConfigRecord> {
+    const userId = user.id;
     if (input.provider === undefined) throw invalid('provider', 'is required');
     if (input.defaultModel === undefined) throw invalid('defaultModel', 'is required');
     const config: NewProviderConfig = {
@@ -71,12 +99,14 @@ export class ProviderConfigService {
       apiKeySecret: input.apiKeySecret ?? null,
     };
     validate(config);
+    await assertProviderBaseUrlAllowed(this.#policy, user, config.baseUrl);
     const created = await this.#repository.create(userId, config);
     if (created === undefined) throw duplicateName(config.name);
     return created;
   }
 
-  async update(userId: string, id: string, input: ProviderConfigInput): Promise<ProviderConfigRecord> {
+  async update(user: PolicySubject, id: string, input: ProviderConfigInput): Promise<ProviderConfigRecord> {
+    const userId = user.id;
     const current = await this.get(userId, id);
     const merged: NewProviderConfig = {
       name: input.name ?? current.name,
@@ -86,6 +116,7 @@ export class ProviderConfigService {
       apiKeySecret: input.apiKeySecret === undefined ? current.apiKeySecret : input.apiKeySecret,
     };
     validate(merged);
+    await assertProviderBaseUrlAllowed(this.#policy, user, merged.baseUrl);
     if (merged.name !== current.name && (await this.#repository.getByName(userId, merged.name)) !== undefined)
       throw duplicateName(merged.name);
     const updated = await this.#repository.update(userId, id, merged);
@@ -102,7 +133,8 @@ export class ProviderConfigService {
    * without one, from the operator's fallback environment if enabled, else a placeholder when a base URL is set
    * (local OpenAI-compatible servers take no key).
    */
-  async resolve(userId: string, name?: string): Promise<ResolvedProviderConfig> {
+  async resolve(user: PolicySubject, name?: string): Promise<ResolvedProviderConfig> {
+    const userId = user.id;
     const config =
       name === undefined
         ? (await this.#repository.list(userId))[0]
@@ -142,7 +174,8 @@ export class ProviderConfigService {
         );
       }
     }
-    return { config: { ...config, provider }, apiKey };
+    const fetch = this.#fetchFor(user);
+    return { config: { ...config, provider }, apiKey, ...(fetch === undefined ? {} : { fetch }) };
   }
 }
 

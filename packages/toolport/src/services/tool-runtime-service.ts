@@ -1,10 +1,10 @@
-import type { AgentToolPermissions } from '../core/execute-tool.ts';
 import type { ToolExecutionRecorder } from '../core/execution-recorder.ts';
 import type { RegistryEntry } from '../core/tool-registry.ts';
 import { createToolRuntime, type ToolRuntime } from '../core/tool-runtime.ts';
 import type {
   FreshnessLedger,
   OutboundHttpClient,
+  TextCompletionService,
   ToolServices,
   ToolSettingsInput,
   ToolportLogger,
@@ -15,6 +15,12 @@ import {
   toSettingsInput,
   type ToolSettingsRepository,
 } from '../persistence/repositories/tool-settings-repository.ts';
+import { CHILD_ENVIRONMENT_PARAMETER, withoutDeniedChildEnvironment } from '../policy/child-environment.ts';
+import { fileAccessFor } from '../policy/file-access.ts';
+import { DEFAULT_OPERATOR_POLICY, type OperatorPolicy } from '../policy/operator-policy.ts';
+import type { PolicySubject } from '../policy/policy-denied.ts';
+import { isToolRemovedByPolicy, toolPolicyVerdict } from '../policy/tool-access.ts';
+import { applyAgentSelection } from './agent-tool-selection.ts';
 import type { SecretService } from './secret-service.ts';
 import type { ToolCatalog } from './tool-catalog.ts';
 
@@ -30,6 +36,10 @@ export interface ToolRuntimeServiceOptions {
   maxResultCharacters?: number;
   /** Denied to every filesystem tool (ToolServices.protectedPaths): the server's data directory. */
   protectedPaths?: readonly string[];
+  /** AUTH-2 (default `DEFAULT_OPERATOR_POLICY`). */
+  policy?: OperatorPolicy;
+  /** The user's models for tools that summarize (WEB-1, YT-1), on their own provider configurations. */
+  textCompletionFor?: (user: PolicySubject) => TextCompletionService;
 }
 
 export interface EnabledToolRuntimeOptions {
@@ -37,7 +47,14 @@ export interface EnabledToolRuntimeOptions {
   extraEntries?: readonly RegistryEntry[];
   signal?: AbortSignal;
   /** Per-call services for tools (the user's image generation and image store), added to the shared ones. */
-  toolServices?: Pick<ToolServices, 'images' | 'imageStore'>;
+  toolServices?: Pick<ToolServices, 'images' | 'imageStore' | 'delegation'>;
+  /**
+   * The CLI's own confinement (`--workdir`, `--allow-path`), in place of the policy's per-user one, with its denied
+   * paths added to the policy's (which still apply).
+   */
+  cliFileServices?: Pick<ToolServices, 'fileAccess' | 'protectedPaths'>;
+  /** AGENT-1: the runtime of a sub-agent's turn, whose every call is recorded under this delegating call. */
+  parentCallId?: string;
 }
 
 /**
@@ -57,30 +74,62 @@ export class ToolRuntimeService {
    * (catalog sources and `options.extraEntries`) and returns the enabled definitions with their executor.
    */
   async getEnabledToolRuntime(
-    user: { id: string },
+    user: PolicySubject,
     chat?: ChatRecord | null,
     agent?: AgentRecord | null,
     options: EnabledToolRuntimeOptions = {},
   ): Promise<ToolRuntime> {
     const { catalog, toolSettings, secrets } = this.#options;
-    const [saved, catalogExtras, agentPermissions] = await Promise.all([
+    const [saved, catalogExtras, agentRows] = await Promise.all([
       toolSettings.listForUser(user.id),
       catalog.listExtra(user.id, options.signal),
-      agent ? this.#agentPermissions(user.id, agent.id) : Promise.resolve(undefined),
+      agent ? this.#options.agents.listTools(user.id, agent.id) : Promise.resolve([]),
     ]);
+    const policy = this.#options.policy ?? DEFAULT_OPERATOR_POLICY;
     const savedSettings = new Map<string, ToolSettingsInput>();
     for (const [name, stored] of saved) savedSettings.set(name, toSettingsInput(stored));
+    // AUTH-2: tools the policy removes, or keeps to admins, are never in this user's runtime, whatever a row says.
+    const permitted = (entry: RegistryEntry): boolean => {
+      const name = entry.tool.definition.name;
+      return !isToolRemovedByPolicy(policy, name) && toolPolicyVerdict(policy, user, name).allowed;
+    };
+    const registered = catalog.listRegistered().filter(permitted);
+    const extras = [...catalogExtras, ...(options.extraEntries ?? [])].filter(permitted);
+    const selection = agent
+      ? applyAgentSelection(agentRows, registered, extras, savedSettings, this.#options.logger)
+      : undefined;
+    const effectiveSettings = selection?.savedSettings ?? savedSettings;
+    for (const input of effectiveSettings.values()) {
+      const names = input.parameters?.[CHILD_ENVIRONMENT_PARAMETER];
+      // A list saved (or overlaid by an agent) before the policy changed must not pass a denied name now.
+      if (names !== undefined) {
+        input.parameters = {
+          ...input.parameters,
+          [CHILD_ENVIRONMENT_PARAMETER]: withoutDeniedChildEnvironment(policy, names),
+        };
+      }
+    }
     const workingDirectory = chat?.workingDirectory ?? undefined;
+    const protectedPaths = [
+      ...policy.deniedPaths,
+      ...(this.#options.protectedPaths ?? []),
+      ...(options.cliFileServices?.protectedPaths ?? []),
+    ];
+    const fileAccess =
+      options.cliFileServices === undefined
+        ? fileAccessFor(policy, user, workingDirectory)
+        : (options.cliFileServices.fileAccess ?? {});
     return createToolRuntime({
-      entries: catalog.listRegistered(),
-      extraEntries: [...catalogExtras, ...(options.extraEntries ?? [])],
-      savedSettings,
+      entries: registered,
+      extraEntries: selection?.extraEntries ?? extras,
+      savedSettings: effectiveSettings,
       userId: user.id,
       chatId: chat?.id,
       agentId: agent?.id,
       mode: chat?.mode ?? 'chat',
       workingDirectory,
-      agentPermissions,
+      agentPermissions: selection?.permissions,
+      ...(options.parentCallId === undefined ? {} : { parentCallId: options.parentCallId }),
       environment: {
         recorder: this.#options.recorder,
         logger: this.#options.logger,
@@ -88,24 +137,15 @@ export class ToolRuntimeService {
         services: {
           freshnessLedger: this.#options.freshnessLedger,
           secrets: secrets.createReader(user.id),
-          ...(this.#options.protectedPaths === undefined
-            ? {}
-            : { protectedPaths: this.#options.protectedPaths }),
+          protectedPaths,
+          fileAccess,
           ...(this.#options.http === undefined ? {} : { http: this.#options.http }),
+          ...(this.#options.textCompletionFor === undefined
+            ? {}
+            : { textCompletion: this.#options.textCompletionFor(user) }),
           ...options.toolServices,
         },
       },
     });
-  }
-
-  async #agentPermissions(userId: string, agentId: string): Promise<AgentToolPermissions | undefined> {
-    const rows = await this.#options.agents.listTools(userId, agentId);
-    if (rows.length === 0) return undefined;
-    const allowed = rows.filter((row) => row.enabled).map((row) => row.toolName);
-    const denied = rows.filter((row) => !row.enabled).map((row) => row.toolName);
-    const permissions: AgentToolPermissions = {};
-    if (allowed.length > 0) permissions.allowedTools = allowed;
-    if (denied.length > 0) permissions.deniedTools = denied;
-    return permissions;
   }
 }

@@ -16,6 +16,15 @@ import {
   type StoredToolSettings,
   type ToolSettingsRepository,
 } from '../persistence/repositories/tool-settings-repository.ts';
+import { CHILD_ENVIRONMENT_PARAMETER, assertChildEnvironmentAllowed } from '../policy/child-environment.ts';
+import { DEFAULT_OPERATOR_POLICY, type OperatorPolicy } from '../policy/operator-policy.ts';
+import type { PolicySubject } from '../policy/policy-denied.ts';
+import {
+  assertToolMayBeEnabled,
+  isToolRemovedByPolicy,
+  toolPolicyVerdict,
+  type ToolPolicyVerdict,
+} from '../policy/tool-access.ts';
 import type { ToolCatalog } from './tool-catalog.ts';
 
 /** What GET /api/settings/tools returns per tool: enough for the UI to render its form (API-1, CORE-1). */
@@ -25,7 +34,10 @@ export interface ToolSettingsDescriptor {
   description: string;
   category: ToolCategory;
   source: ToolSourceKind;
+  /** False (with `policy.allowed` false) for a tool the operator policy keeps from this user, whatever was saved. */
   enabled: boolean;
+  /** AUTH-2: whether the operator policy lets this user enable the tool, and why not (`tools.adminOnly`). */
+  policy: ToolPolicyVerdict;
   enabledByDefault: boolean;
   canDisable: boolean;
   /** Effective values: defaults < saved. */
@@ -56,6 +68,7 @@ export interface ToolSettingsServiceOptions {
   repository: ToolSettingsRepository;
   catalog: ToolCatalog;
   logger?: ToolportLogger;
+  policy?: OperatorPolicy;
 }
 
 /** Seed "Arquitetura": the application layer between the routes and registry + policy + repository. */
@@ -63,24 +76,29 @@ export class ToolSettingsService {
   readonly #repository: ToolSettingsRepository;
   readonly #catalog: ToolCatalog;
   readonly #logger: ToolportLogger | undefined;
+  readonly #policy: OperatorPolicy;
 
   constructor(options: ToolSettingsServiceOptions) {
     this.#repository = options.repository;
     this.#catalog = options.catalog;
     this.#logger = options.logger;
+    this.#policy = options.policy ?? DEFAULT_OPERATOR_POLICY;
   }
 
-  async list(userId: string): Promise<ToolSettingsDescriptor[]> {
+  /** Every tool the user has, minus those the policy removes (`tools.disabled`); admin-only ones stay, marked. */
+  async list(user: PolicySubject): Promise<ToolSettingsDescriptor[]> {
     const [entries, saved] = await Promise.all([
-      this.#catalog.listForUser(userId),
-      this.#repository.listForUser(userId),
+      this.#catalog.listForUser(user.id),
+      this.#repository.listForUser(user.id),
     ]);
-    return entries.map((entry) => this.#describe(entry, saved.get(entry.tool.definition.name)));
+    return entries
+      .filter((entry) => !isToolRemovedByPolicy(this.#policy, entry.tool.definition.name))
+      .map((entry) => this.#describe(user, entry, saved.get(entry.tool.definition.name)));
   }
 
-  async get(userId: string, toolName: string): Promise<ToolSettingsDescriptor> {
-    const entry = await this.#find(userId, toolName);
-    return this.#describe(entry, await this.#repository.get(userId, toolName));
+  async get(user: PolicySubject, toolName: string): Promise<ToolSettingsDescriptor> {
+    const entry = await this.#find(user.id, toolName);
+    return this.#describe(user, entry, await this.#repository.get(user.id, toolName));
   }
 
   /**
@@ -89,15 +107,19 @@ export class ToolSettingsService {
    * here — they are coerced at run time like any stored value.
    */
   async update(
-    userId: string,
+    user: PolicySubject,
     toolName: string,
     update: ToolSettingsUpdate,
   ): Promise<ToolSettingsDescriptor> {
+    const userId = user.id;
     const entry = await this.#find(userId, toolName);
     const { tool } = entry;
     if (update.enabled === false && !tool.settings.canDisable) {
       throw new ToolSettingsError(`${toolName} cannot be disabled.`, 'enabled');
     }
+    if (update.enabled === true) assertToolMayBeEnabled(this.#policy, user, toolName);
+    // Binds admins too: a prompt-injected model, not only the user, is the threat (AUTH-2).
+    assertChildEnvironmentAllowed(this.#policy, toolName, update.parameters?.[CHILD_ENVIRONMENT_PARAMETER]);
     const resets: string[] = [];
     const changes: Record<string, unknown> = {};
     for (const [name, value] of Object.entries(update.parameters ?? {})) {
@@ -125,20 +147,22 @@ export class ToolSettingsService {
       const enabled = update.enabled ?? current?.enabled;
       return enabled === undefined ? { parameters } : { enabled, parameters };
     });
-    return this.#describe(entry, stored);
+    return this.#describe(user, entry, stored);
   }
 
   /** Forgets the user's saved settings for a tool: it is back to its defaults. */
-  async reset(userId: string, toolName: string): Promise<ToolSettingsDescriptor> {
-    const entry = await this.#find(userId, toolName);
-    await this.#repository.delete(userId, toolName);
-    return this.#describe(entry, undefined);
+  async reset(user: PolicySubject, toolName: string): Promise<ToolSettingsDescriptor> {
+    const entry = await this.#find(user.id, toolName);
+    await this.#repository.delete(user.id, toolName);
+    return this.#describe(user, entry, undefined);
   }
 
   async #find(userId: string, toolName: string): Promise<RegistryEntry> {
-    const entry = (await this.#catalog.listForUser(userId)).find(
-      (candidate) => candidate.tool.definition.name === toolName,
-    );
+    const entry = isToolRemovedByPolicy(this.#policy, toolName)
+      ? undefined
+      : (await this.#catalog.listForUser(userId)).find(
+          (candidate) => candidate.tool.definition.name === toolName,
+        );
     if (entry === undefined) {
       throw new ToolportError('not_found', `Unknown tool ${JSON.stringify(toolName)}.`, {
         details: { toolName },
@@ -147,8 +171,13 @@ export class ToolSettingsService {
     return entry;
   }
 
-  #describe(entry: RegistryEntry, saved: StoredToolSettings | undefined): ToolSettingsDescriptor {
+  #describe(
+    user: PolicySubject,
+    entry: RegistryEntry,
+    saved: StoredToolSettings | undefined,
+  ): ToolSettingsDescriptor {
     const { tool, source } = entry;
+    const policy = toolPolicyVerdict(this.#policy, user, tool.definition.name);
     const effective = getSafeEffectiveToolSettings(
       tool,
       saved === undefined ? undefined : toSettingsInput(saved),
@@ -161,7 +190,8 @@ export class ToolSettingsService {
       description: tool.settings.description,
       category: tool.settings.category,
       source: source.kind,
-      enabled: effective.enabled,
+      enabled: effective.enabled && policy.allowed,
+      policy,
       enabledByDefault: tool.settings.enabledByDefault,
       canDisable: tool.settings.canDisable,
       parameters: effective.parameters,

@@ -3,13 +3,19 @@ import type { OutboundHttpClient, ToolportLogger } from '../core/tool-types.ts';
 import type { ToolportDatabase } from '../persistence/database.ts';
 import { createRepositories, type Repositories } from '../persistence/repositories.ts';
 import type { FileImageStore } from '../providers/images/file-image-store.ts';
+import { parseOutboundAllowlist } from '../net/parse-outbound-allowlist.ts';
+import { DEFAULT_OPERATOR_POLICY, type OperatorPolicy } from '../policy/operator-policy.ts';
 import { SecretCipher } from '../secrets/secret-cipher.ts';
+import { AgentDelegationService } from './agent-delegation-service.ts';
+import { AgentService } from './agent-service.ts';
+import { AgentToolService } from './agent-tool-service.ts';
 import { ApiTokenService } from './api-token-service.ts';
 import { ChatService } from './chat-service.ts';
 import { McpServerService, type McpServiceOptions } from './mcp-server-service.ts';
 import { ChatTurnService } from './chat-turn-service.ts';
 import { ProviderConfigService } from './provider-config-service.ts';
 import { SecretService } from './secret-service.ts';
+import { createTextCompletionService } from './text-completion-service.ts';
 import { createToolCatalog, type ToolCatalog, type UserToolSource } from './tool-catalog.ts';
 import { ToolRuntimeService } from './tool-runtime-service.ts';
 import { ToolSettingsService } from './tool-settings-service.ts';
@@ -33,6 +39,8 @@ export interface ToolportServicesOptions {
   providerKeyEnvironment?: Readonly<Record<string, string | undefined>>;
   /** SDK retries on provider 429/5xx (default 2). */
   providerMaxRetries?: number;
+  /** SPEC AUTH-2: what non-admin users may do (default: `DEFAULT_OPERATOR_POLICY`, safe for untrusted users). */
+  policy?: OperatorPolicy;
 }
 
 /** Everything the HTTP routes, the CLI and later the agent loop call, wired once over one database. */
@@ -45,33 +53,73 @@ export interface ToolportServices {
   readonly toolRuntime: ToolRuntimeService;
   readonly secrets: SecretService;
   readonly chats: ChatService;
+  /** Agents with a validated config (AGENT-1). */
+  readonly agents: AgentService;
+  /** Agent tools: `type: 'agent'` rows that delegate to another agent (AGENT-1). */
+  readonly agentTools: AgentToolService;
   /** Users' MCP servers: the process's one client pool. `mcp.close()` on shutdown ends every stdio child. */
   readonly mcp: McpServerService;
   readonly providers: ProviderConfigService;
   readonly chatTurns: ChatTurnService;
   readonly imageStore: FileImageStore | undefined;
+  /** The operator policy every service enforces (frozen). */
+  readonly policy: OperatorPolicy;
   /** Waits for background audit inserts; the caller closes the database. */
   flush(): Promise<void>;
 }
 
 export function createToolportServices(options: ToolportServicesOptions): ToolportServices {
+  const policy = options.policy ?? DEFAULT_OPERATOR_POLICY;
   const repositories = createRepositories(options.database, options.logger);
   const secrets = new SecretService(repositories.secrets, new SecretCipher(options.secretKey));
   const mcp = new McpServerService({
     ...options.mcp,
+    // NET-1's one allowlist: the policy's `outboundAllow` unless the caller passed the pool its own.
+    outboundAllowlist: options.mcp?.outboundAllowlist ?? parseOutboundAllowlist(policy.outboundAllow),
     repository: repositories.mcpServers,
     secrets,
     reservedNames: () => options.registry.listEntries().map((entry) => entry.tool.definition.name),
+    policy,
+    isAdmin: async (userId) => (await repositories.users.findById(userId))?.isAdmin === true,
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   });
-  const catalog = createToolCatalog(options.registry, [...(options.toolSources ?? []), mcp.toolSource]);
-  const chats = new ChatService(repositories.chats, repositories.freshnessLedger);
   const providers = new ProviderConfigService({
     repository: repositories.providerConfigs,
     secrets,
     fallbackEnvironment: options.providerKeyEnvironment,
+    policy,
   });
-  const toolRuntime = new ToolRuntimeService({
+  // The delegation runs sub-turns on the runtime service, which is built after the catalog that holds agent tools.
+  let toolRuntimeService: ToolRuntimeService | undefined;
+  const delegation = new AgentDelegationService({
+    agents: repositories.agents,
+    chats: repositories.chats,
+    users: repositories.users,
+    providers,
+    toolRuntime: () => toolRuntimeService!,
+    ...(options.providerMaxRetries === undefined ? {} : { maxRetries: options.providerMaxRetries }),
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+  });
+  const agentTools = new AgentToolService({
+    tools: repositories.customTools,
+    agents: repositories.agents,
+    delegate: (request, context) => delegation.delegate(request, context),
+    reservedNames: () => options.registry.listEntries().map((entry) => entry.tool.definition.name),
+    policy: () => policy,
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+  });
+  const catalog = createToolCatalog(options.registry, [
+    ...(options.toolSources ?? []),
+    mcp.toolSource,
+    agentTools.toolSource,
+  ]);
+  const chats = new ChatService(
+    repositories.chats,
+    repositories.freshnessLedger,
+    policy,
+    repositories.agents,
+  );
+  const toolRuntime = (toolRuntimeService = new ToolRuntimeService({
     catalog,
     toolSettings: repositories.toolSettings,
     agents: repositories.agents,
@@ -81,7 +129,14 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
     http: options.http,
     logger: options.logger,
     protectedPaths: options.protectedPaths,
-  });
+    policy,
+    textCompletionFor: (user) =>
+      createTextCompletionService(user, {
+        providers,
+        ...(options.providerMaxRetries === undefined ? {} : { maxRetries: options.providerMaxRetries }),
+        ...(options.logger === undefined ? {} : { logger: options.logger }),
+      }),
+  }));
   return {
     database: options.database,
     repositories,
@@ -91,10 +146,13 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
       repository: repositories.toolSettings,
       catalog,
       logger: options.logger,
+      policy,
     }),
     toolRuntime,
     secrets,
     chats,
+    agents: new AgentService(repositories.agents, repositories.providerConfigs),
+    agentTools,
     providers,
     chatTurns: new ChatTurnService({
       chats,
@@ -108,6 +166,7 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
     }),
     mcp,
     imageStore: options.imageStore,
+    policy,
     flush: () => repositories.toolExecutions.flush(),
   };
 }

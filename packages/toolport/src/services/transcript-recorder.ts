@@ -19,6 +19,8 @@ export class TranscriptRecorder {
   }
 
   observe(event: StreamEvent): void {
+    // A sub-agent's events belong to its delegating call's result, not to this conversation (AGENT-1).
+    if (event.parentCallId !== undefined) return;
     switch (event.type) {
       case 'text_delta':
         this.#text += event.delta;

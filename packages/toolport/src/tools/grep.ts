@@ -15,6 +15,7 @@ import {
   RESPECT_GITIGNORE_DESCRIPTOR,
 } from '../fs/fs-tool-settings.ts';
 import { anchorPrefix } from '../fs/report-path.ts';
+import { assertNotHardLinked } from '../fs/resolve-and-validate-path.ts';
 import { requiredLiteral } from '../fs/required-literal.ts';
 import { runScan } from '../fs/scan-pool.ts';
 import { describeScanStop, scanDeadlineMs } from '../fs/scan-stop-notice.ts';
@@ -204,6 +205,7 @@ export const grepTool = defineTool<GrepArguments>({
         details: { argument: 'path' },
       });
     }
+    if (isFile && policy.refusesHardLinks) assertNotHardLinked(stats, resolved.realPath);
     const root = resolved.realPath;
     const scan = await runScan<[string, number, string]>(
       {
@@ -218,6 +220,7 @@ export const grepTool = defineTool<GrepArguments>({
         includeDotfiles,
         keepDotEntries: false,
         deniedRoots: [...policy.deniedRoots],
+        refuseHardLinks: policy.refusesHardLinks,
         respectGitignore: parameters.respectGitignore === true,
         maxResults,
         maxFileSizeBytes,

@@ -9,7 +9,9 @@ import { grepTool } from './grep.ts';
 import { listDirectoryTool } from './list-directory.ts';
 import { createPowershellTool } from './powershell.ts';
 import { readFileTool } from './read-file.ts';
+import { webPageSummaryTool } from './web-page-summary.ts';
 import { writeFileTool } from './write-file.ts';
+import { youtubeSummaryTool } from './youtube-summary.ts';
 import { createZshTool } from './zsh.ts';
 
 /**
@@ -26,6 +28,8 @@ export function listBuiltinTools(): RegisteredTool[] {
     globTool,
     grepTool,
     generateImageTool,
+    webPageSummaryTool,
+    youtubeSummaryTool,
     // FS-6: each shell only when its interpreter is on PATH.
     ...[createBashTool(), createZshTool(), createPowershellTool()].filter((tool) => tool !== undefined),
   ];

@@ -39,17 +39,17 @@ describe('CLI-1 toolport chat --user: a stored user’s secrets, provider config
       registry: registerBuiltinTools(defaultToolRegistry),
       secretKey: loadSecretKey({ dataDirectory }).key,
     });
-    const { user } = await services.tokens.createUser('alice');
+    const { user } = await services.tokens.createUser('alice', { isAdmin: true });
     await services.secrets.set(user.id, 'ANTHROPIC_KEY', storedKey);
-    await services.providers.create(user.id, {
+    await services.providers.create(user, {
       name: 'claude',
       provider: 'anthropic',
       baseUrl: server.baseURLFor('anthropic'),
       defaultModel: 'stored-default-model',
       apiKeySecret: 'ANTHROPIC_KEY',
     });
-    await services.toolSettings.update(user.id, 'get_current_datetime', { enabled: false });
-    await services.toolSettings.update(user.id, 'bash', { enabled: true });
+    await services.toolSettings.update(user, 'get_current_datetime', { enabled: false });
+    await services.toolSettings.update(user, 'bash', { enabled: true });
     await services.flush();
     await database.close();
   });

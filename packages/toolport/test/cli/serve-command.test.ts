@@ -1,11 +1,12 @@
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/cli/cli-io.ts';
 import { runCli } from '../../src/cli/main.ts';
 import { runServeCommand } from '../../src/cli/serve-command.ts';
+import type { OperatorPolicy } from '../../src/policy/operator-policy.ts';
 import type { ToolportServices } from '../../src/services/toolport-services.ts';
 import { createTestDatabase } from '../support/test-databases.ts';
 import { createTestRegistry, waitToolEvents } from '../support/server-test-tools.ts';
@@ -203,5 +204,55 @@ describe('CLI-1 toolport user create', () => {
     } finally {
       await server.stop();
     }
+  });
+});
+
+describe('AUTH-2 toolport serve --policy', () => {
+  it('loads <data dir>/policy.json, or --policy FILE, and shows the effective policy to the admin', async () => {
+    const dataDirectory = tempDataDirectory();
+    writeFileSync(join(dataDirectory, 'policy.json'), JSON.stringify({ tools: { disabled: ['glob'] } }));
+    const other = join(dataDirectory, 'shared-server.json');
+    writeFileSync(other, JSON.stringify({ workspaceRoots: ['/srv/projects'], mcp: { remote: 'admins' } }));
+    for (const [argv, check] of [
+      [[], (policy: OperatorPolicy) => expect(policy.tools.disabled).toEqual(['glob'])],
+      [
+        ['--policy', other],
+        (policy: OperatorPolicy) => expect(policy.workspaceRoots).toEqual(['/srv/projects']),
+      ],
+    ] as const) {
+      const server = await startServe(['--data-dir', dataDirectory, ...argv]);
+      try {
+        const token = readFileSync(join(dataDirectory, 'admin-token'), 'utf8').trim();
+        const response = await fetch(`${server.url}/api/policy`, {
+          headers: { authorization: `Bearer ${token}` },
+        });
+        expect(response.status).toBe(200);
+        const policy = (await response.json()) as OperatorPolicy;
+        check(policy);
+        expect(policy.deniedPaths).toEqual(expect.arrayContaining(['/proc', dataDirectory]));
+      } finally {
+        expect(await server.stop()).toBe(0);
+      }
+    }
+  });
+
+  it('refuses to start with a policy file that does not validate, naming the JSON path and what was expected', async () => {
+    const dataDirectory = tempDataDirectory();
+    const file = join(dataDirectory, 'bad.json');
+    writeFileSync(file, JSON.stringify({ mcp: { stdio: 'everyone' }, tools: { adminOnly: 'bash' } }));
+    const io = captureIo();
+    const code = await runServeCommand(
+      ['--data-dir', dataDirectory, '--policy', file],
+      io,
+      new AbortController().signal,
+      {
+        registry: createTestRegistry(),
+      },
+    );
+    expect(code).toBe(1);
+    const message = io.err.join('');
+    expect(message).toContain(`toolport serve: Policy file ${file} is invalid:`);
+    expect(message).toMatch(/\/tools\/adminOnly must be array/);
+    expect(message).toMatch(/\/mcp\/stdio/);
   });
 });

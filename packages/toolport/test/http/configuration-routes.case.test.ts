@@ -79,26 +79,43 @@ describe.each(TEST_ENGINES)('API-1 agents, HTTP tools, MCP servers, summary rout
       ((await call('GET', '/api/agents', alice)).body.agents as Json[]).map((agent) => agent.name),
     ).toEqual(['researcher']);
 
+    // A built-in's overlay is its settings, merged by spread and validated after the merge (seed 003).
     let patched = await call('PATCH', `/api/agents/${id}/tools/configurable`, alice, {
       enabled: true,
-      config: { note: 'a', auth: { type: 'bearer', value: 'tok-secret-1' } },
+      config: { maxResults: 20 },
     });
     expect(patched.status).toBe(200);
-    expect(patched.body).toEqual({
+    expect(patched.body).toMatchObject({
       toolName: 'configurable',
       enabled: true,
-      config: { note: 'a', auth: { type: 'bearer', value: '***' } },
+      config: { maxResults: 20 },
     });
     patched = await call('PATCH', `/api/agents/${id}/tools/configurable`, alice, {
-      config: { extra: 1, auth: { type: 'bearer', value: '***' } },
+      config: { speed: 'slow' },
     });
-    expect(patched.body.config).toEqual({ note: 'a', extra: 1, auth: { type: 'bearer', value: '***' } });
+    expect(patched.body.config).toEqual({ maxResults: 20, speed: 'slow' });
+    const outOfBounds = await call('PATCH', `/api/agents/${id}/tools/configurable`, alice, {
+      config: { maxResults: 1000 },
+    });
+    expect(outOfBounds.status).toBe(422);
+    expect(outOfBounds.raw).toContain('maxResults');
     const stored = await server.services.repositories.agents.listTools(alice.id, id);
-    expect(stored[0]?.config).toMatchObject({ auth: { value: 'tok-secret-1' } });
+    expect(stored[0]?.config).toEqual({ maxResults: 20, speed: 'slow' });
 
+    // The listing names every tool the agent can be given, with its type and whether this agent gets it.
     const tools = await call('GET', `/api/agents/${id}/tools`, alice);
-    expect(tools.body.tools).toEqual([patched.body]);
-    expect(tools.raw).not.toContain('tok-secret-1');
+    const listed = tools.body.tools as Json[];
+    expect(listed.find((tool) => tool.toolName === 'configurable')).toMatchObject({
+      enabled: true,
+      selected: true,
+      type: 'custom',
+      config: { maxResults: 20, speed: 'slow' },
+    });
+    expect(listed.find((tool) => tool.toolName === 'get_current_datetime')).toMatchObject({
+      enabled: false,
+      selected: false,
+      type: 'builtin',
+    });
     expect(
       (await call('PATCH', `/api/agents/${id}/tools/no_such_tool`, alice, { enabled: true })).status,
     ).toBe(404);
@@ -221,7 +238,7 @@ describe.each(TEST_ENGINES)('API-1 agents, HTTP tools, MCP servers, summary rout
     expect((await call('GET', `/api/mcp-servers/${id}`, alice)).status).toBe(404);
   });
 
-  it('summary routes: GET describes the tool, POST runs it; an unregistered tool is 404', async () => {
+  it('summary routes: GET describes the tool, POST runs it; a disabled one refuses to run', async () => {
     const described = await call('GET', '/api/tools/web-page-summary', alice);
     expect(described.body).toMatchObject({ name: 'web_page_summary', enabled: true });
     const ran = await call('POST', '/api/tools/web-page-summary', alice, { url: 'https://example.test' });
@@ -229,7 +246,11 @@ describe.each(TEST_ENGINES)('API-1 agents, HTTP tools, MCP servers, summary rout
     expect(ran.body.result).toMatchObject({ url: 'https://example.test', summary: 'A page.' });
     const invalid = await call('POST', '/api/tools/web-page-summary', alice, { url: 3 });
     expect(invalid.status).toBe(422);
-    expect((await call('GET', '/api/tools/youtube-summary', alice)).status).toBe(404);
-    expect((await call('POST', '/api/tools/youtube-summary', alice, { url: 'x' })).status).toBe(404);
+    // youtube_summary is the real built-in here, disabled by default (it spends the user's provider tokens).
+    const youtube = await call('GET', '/api/tools/youtube-summary', alice);
+    expect(youtube.body).toMatchObject({ name: 'youtube_summary', enabled: false });
+    const refused = await call('POST', '/api/tools/youtube-summary', alice, { videoId: 'dQw4w9WgXcQ' });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toMatchObject({ code: 'disabled' });
   });
 });

@@ -31,7 +31,7 @@ describe('MCP-2 toolport mcp serving a stored user (--data-dir, --user)', () => 
       secretKey: Buffer.from(SECRET_KEY, 'base64'),
     });
     const { user } = await services.tokens.createUser('alice');
-    await services.toolSettings.update(user.id, 'get_current_datetime', { enabled: false });
+    await services.toolSettings.update(user, 'get_current_datetime', { enabled: false });
     await services.secrets.set(user.id, 'GREETING', 'hello-from-secret');
     await services.repositories.mcpServers.create(user.id, {
       name: 'fixture',

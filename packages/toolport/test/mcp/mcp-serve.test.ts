@@ -88,7 +88,7 @@ describe('MCP-1/MCP-2 on toolport serve', () => {
     });
     expect(code).toBe(1);
     expect(io.err.join('')).toMatch(
-      /^toolport serve: TOOLPORT_OUTBOUND_ALLOW: Invalid CIDR "10\.0\.0\.0\/40"/,
+      /^toolport serve: policy is invalid: \/outboundAllow TOOLPORT_OUTBOUND_ALLOW: Invalid CIDR "10\.0\.0\.0\/40"/,
     );
   });
 });

@@ -77,10 +77,11 @@ export class FakeProviderServer {
     this.#server = createServer((request, response) => void this.#handle(request, response));
   }
 
-  static async start(): Promise<FakeProviderServer> {
+  /** `host`: another loopback address (127.0.0.2) plays an allowlisted upstream in the policy tests. */
+  static async start(host = '127.0.0.1'): Promise<FakeProviderServer> {
     const fake = new FakeProviderServer();
-    await new Promise<void>((resolve) => fake.#server.listen(0, '127.0.0.1', resolve));
-    fake.#url = `http://127.0.0.1:${(fake.#server.address() as AddressInfo).port}`;
+    await new Promise<void>((resolve) => fake.#server.listen(0, host, resolve));
+    fake.#url = `http://${host}:${(fake.#server.address() as AddressInfo).port}`;
     return fake;
   }
 

@@ -55,9 +55,9 @@ describe.each(TEST_ENGINES)('CORE-4 getEnabledToolRuntime on %s', (engine) => {
     const before = await services.toolRuntime.getEnabledToolRuntime(user);
     expect(names(before)).toContain('configurable');
     expect(names(before)).not.toContain('off_by_default');
-    await services.toolSettings.update(user.id, 'configurable', { enabled: false });
-    await services.toolSettings.update(user.id, 'off_by_default', { enabled: true });
-    await services.toolSettings.update(user.id, 'wait', { parameters: { timeoutSeconds: 9 } });
+    await services.toolSettings.update(user, 'configurable', { enabled: false });
+    await services.toolSettings.update(user, 'off_by_default', { enabled: true });
+    await services.toolSettings.update(user, 'wait', { parameters: { timeoutSeconds: 9 } });
     const after = await services.toolRuntime.getEnabledToolRuntime(user);
     expect(names(after)).not.toContain('configurable');
     expect(names(after)).toContain('off_by_default');

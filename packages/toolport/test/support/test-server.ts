@@ -7,7 +7,17 @@ import {
   type ToolportServices,
   type ToolportServicesOptions,
 } from '../../src/services/toolport-services.ts';
+import { LOCAL_USER_POLICY } from '../../src/policy/local-user-policy.ts';
+import type { OperatorPolicy } from '../../src/policy/operator-policy.ts';
 import { createTestRegistry } from './server-test-tools.ts';
+
+/**
+ * Feature suites test features, not AUTH-2: their (non-admin) users may do what admins may (shells, stdio MCP, any
+ * working directory, unconfined files, loopback provider base URLs: the CLI's `LOCAL_USER_POLICY`). The security
+ * suites pass `services.policy`
+ * (the real defaults from `loadOperatorPolicy`). `/proc`, `/sys` and `/dev` stay denied, as everywhere.
+ */
+export const OPEN_TEST_POLICY: OperatorPolicy = LOCAL_USER_POLICY;
 
 export interface TestServer {
   app: ToolportApp;
@@ -32,6 +42,7 @@ export async function startTestServer(
     registry: options.registry ?? createTestRegistry(),
     secretKey: options.secretKey ?? TEST_SECRET_KEY,
     ...(options.mcp === undefined ? {} : { mcp: options.mcp }),
+    policy: OPEN_TEST_POLICY,
     ...options.services,
   });
   const app = await buildServer({ services, logger: false, plugins: options.plugins });
@@ -41,6 +52,7 @@ export async function startTestServer(
     close: async () => {
       await app.close();
       await services.mcp.close();
+      await services.providers.close();
       await services.flush();
     },
   };
@@ -52,7 +64,10 @@ let userCounter = 0;
 export async function createTestUser(
   services: ToolportServices,
   prefix = 'user',
-): Promise<{ id: string; token: string; headers: { authorization: string } }> {
-  const { user, token } = await services.tokens.createUser(`${prefix}-${process.pid}-${++userCounter}`);
-  return { id: user.id, token, headers: { authorization: `Bearer ${token}` } };
+  options: { isAdmin?: boolean } = {},
+): Promise<{ id: string; isAdmin: boolean; token: string; headers: { authorization: string } }> {
+  const { user, token } = await services.tokens.createUser(`${prefix}-${process.pid}-${++userCounter}`, {
+    isAdmin: options.isAdmin === true,
+  });
+  return { id: user.id, isAdmin: user.isAdmin, token, headers: { authorization: `Bearer ${token}` } };
 }

@@ -40,10 +40,14 @@ export function createMcpEndpointPlugin(options: McpEndpointOptions = {}): Toolp
       authenticate: async (request) => {
         const token = bearerToken(request);
         const user = token === undefined ? undefined : await services.tokens.authenticate(token);
-        return user === undefined ? undefined : { userId: user.id };
+        return user === undefined ? undefined : { userId: user.id, isAdmin: user.isAdmin };
       },
       getRuntime: (principal, request) => {
-        const build = () => services.toolRuntime.getEnabledToolRuntime({ id: principal.userId });
+        const build = () =>
+          services.toolRuntime.getEnabledToolRuntime({
+            id: principal.userId,
+            isAdmin: principal.isAdmin === true,
+          });
         // This process's own pool calling back (a server configured to point at this /mcp): no MCP tools, no loop.
         return services.mcp.isOwnClient(request.headers) ? services.mcp.withoutMcpTools(build) : build();
       },

@@ -16,12 +16,16 @@ const ExecutionSchema = Type.Object({
   durationMs: Type.Number(),
   outcome: Type.String({ description: '`ok` or an error code' }),
   resultSize: Type.Integer(),
+  parentCallId: Type.Union([Type.String(), Type.Null()], {
+    description: 'AGENT-1: the delegating call, for calls a sub-agent made.',
+  }),
 });
 
 const ExecutionQuerySchema = Type.Object(
   {
     toolName: Type.Optional(Type.String()),
     chatId: Type.Optional(Type.String()),
+    parentCallId: Type.Optional(Type.String({ description: 'The calls a sub-agent made for this call.' })),
     outcome: Type.Optional(Type.String()),
     userId: Type.Optional(Type.String({ description: 'Admins only: another user, or `*` for everyone.' })),
     limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$', description: '1-1000, default 100' })),
@@ -63,7 +67,7 @@ export function registerAccountRoutes(app: ToolportApp, services: ToolportServic
     },
     async (request) => {
       const user = getAuthenticatedUser(request);
-      const { toolName, chatId, outcome, userId, limit } = request.query;
+      const { toolName, chatId, parentCallId, outcome, userId, limit } = request.query;
       if (userId !== undefined && userId !== user.id && !user.isAdmin) {
         throw new ToolportError('permission_denied', "Only an admin can read other users' executions.");
       }
@@ -78,6 +82,7 @@ export function registerAccountRoutes(app: ToolportApp, services: ToolportServic
         ...(userId === '*' ? {} : { userId: userId ?? user.id }),
         ...(toolName === undefined ? {} : { toolName }),
         ...(chatId === undefined ? {} : { chatId }),
+        ...(parentCallId === undefined ? {} : { parentCallId }),
         ...(outcome === undefined ? {} : { outcome: outcome as 'ok' }),
         limit: count,
       });
@@ -86,6 +91,7 @@ export function registerAccountRoutes(app: ToolportApp, services: ToolportServic
           ...record,
           chatId: record.chatId ?? null,
           agentId: record.agentId ?? null,
+          parentCallId: record.parentCallId ?? null,
           startedAt: record.startedAt.toISOString(),
         })),
       };

@@ -1,5 +1,6 @@
 import { ToolportError } from '../../core/errors.ts';
 import type { AgentRecord } from '../../persistence/repositories/agent-repository.ts';
+import { applyAgentSelection, validateAgentOverlay } from '../../services/agent-tool-selection.ts';
 import type { ToolportServices } from '../../services/toolport-services.ts';
 import { maskConfig, mergeConfig } from '../config-masking.ts';
 import { getAuthenticatedUser } from '../plugins/auth.ts';
@@ -11,6 +12,7 @@ import {
   AgentToolParamsSchema,
   AgentToolSchema,
   CreateAgentBodySchema,
+  PatchAgentBodySchema,
   PatchAgentToolBodySchema,
 } from '../schemas/agent-schemas.ts';
 import { errorResponses } from '../schemas/error-schemas.ts';
@@ -49,7 +51,7 @@ export function registerAgentRoutes(app: ToolportApp, services: ToolportServices
       },
     },
     async (request, reply) => {
-      const agent = await agents.create(getAuthenticatedUser(request).id, request.body);
+      const agent = await services.agents.create(getAuthenticatedUser(request).id, request.body);
       return reply.code(201).send(toAgentResponse(agent));
     },
   );
@@ -85,6 +87,23 @@ export function registerAgentRoutes(app: ToolportApp, services: ToolportServices
     },
   );
 
+  app.patch(
+    '/api/agents/:agentId',
+    {
+      schema: {
+        summary: 'Change an agent: name, description, or a partial config merged into the stored one',
+        tags: ['agents'],
+        params: AgentIdParamsSchema,
+        body: PatchAgentBodySchema,
+        response: { 200: AgentSchema, ...errorResponses },
+      },
+    },
+    async (request) =>
+      toAgentResponse(
+        await services.agents.update(getAuthenticatedUser(request).id, request.params.agentId, request.body),
+      ),
+  );
+
   app.delete(
     '/api/agents/:agentId',
     {
@@ -117,8 +136,34 @@ export function registerAgentRoutes(app: ToolportApp, services: ToolportServices
       const userId = getAuthenticatedUser(request).id;
       if ((await agents.get(userId, request.params.agentId)) === undefined)
         throw agentNotFound(request.params.agentId);
-      const tools = await agents.listTools(userId, request.params.agentId);
-      return { tools: tools.map((tool) => ({ ...tool, config: maskConfig(tool.config) })) };
+      // Every tool the agent can be given — built-ins, custom, MCP and specialists (agent tools) — with its type,
+      // whether this agent gets it, and the agent's overlay.
+      const [rows, entries] = await Promise.all([
+        agents.listTools(userId, request.params.agentId),
+        services.catalog.listForUser(userId),
+      ]);
+      const extras = entries.filter((entry) => entry.source.kind !== 'builtin');
+      const { permissions } = applyAgentSelection(rows, [], extras, new Map());
+      const byName = new Map(rows.map((row) => [row.toolName, row]));
+      const names = [
+        ...new Set([...entries.map((entry) => entry.tool.definition.name), ...byName.keys()]),
+      ].sort();
+      const kinds = new Map(entries.map((entry) => [entry.tool.definition.name, entry.source.kind]));
+      return {
+        tools: names.map((toolName) => {
+          const row = byName.get(toolName);
+          const enabled =
+            !(permissions?.deniedTools?.includes(toolName) ?? false) &&
+            (permissions?.allowedTools === undefined || permissions.allowedTools.includes(toolName));
+          return {
+            toolName,
+            enabled,
+            config: maskConfig(row?.config ?? {}),
+            type: kinds.get(toolName) ?? 'unknown',
+            selected: row !== undefined,
+          };
+        }),
+      };
     },
   );
 
@@ -136,10 +181,11 @@ export function registerAgentRoutes(app: ToolportApp, services: ToolportServices
     async (request) => {
       const userId = getAuthenticatedUser(request).id;
       const { agentId, toolId } = request.params;
-      const known = (await services.catalog.listForUser(userId)).some(
-        (entry) => entry.tool.definition.name === toolId,
+      if ((await agents.get(userId, agentId)) === undefined) throw agentNotFound(agentId);
+      const entry = (await services.catalog.listForUser(userId)).find(
+        (candidate) => candidate.tool.definition.name === toolId,
       );
-      if (!known)
+      if (entry === undefined)
         throw new ToolportError('not_found', `Unknown tool ${JSON.stringify(toolId)}.`, {
           details: { toolName: toolId },
         });
@@ -148,13 +194,15 @@ export function registerAgentRoutes(app: ToolportApp, services: ToolportServices
         request.body.config === undefined
           ? undefined
           : mergeConfig(current?.config ?? {}, request.body.config);
+      // Seed 003: validated after the merge — settings for built-ins, the tool's own config rules for HTTP/agent tools.
+      if (config !== undefined) validateAgentOverlay(entry, config);
       // The repository merges too; hand it the already-merged config so masked values resolve to stored ones.
       const updated = await agents.putTool(userId, agentId, toolId, {
         ...(request.body.enabled === undefined ? {} : { enabled: request.body.enabled }),
         ...(config === undefined ? {} : { config }),
       });
       if (updated === undefined) throw agentNotFound(agentId);
-      return { ...updated, config: maskConfig(updated.config) };
+      return { ...updated, config: maskConfig(updated.config), type: entry.source.kind, selected: true };
     },
   );
 }

@@ -72,7 +72,7 @@ export function registerCapabilityRoutes(
           };
         }),
         mcpServers: servers.map((server) => {
-          const { serverId, name, enabled, ...status } = services.mcp.statusOf(user.id, server);
+          const { serverId, name, enabled, ...status } = services.mcp.statusOf(user, server);
           return { serverId, name, enabled, status };
         }),
       };

@@ -6,6 +6,7 @@ import {
   ChatListResponseSchema,
   ChatSchema,
   CreateChatBodySchema,
+  UpdateChatBodySchema,
 } from '../schemas/chat-schemas.ts';
 import { errorResponses } from '../schemas/error-schemas.ts';
 import type { ToolportApp } from '../server-types.ts';
@@ -35,7 +36,7 @@ export function registerChatRoutes(app: ToolportApp, services: ToolportServices)
       },
     },
     async (request, reply) => {
-      const chat = await services.chats.create(getAuthenticatedUser(request).id, request.body);
+      const chat = await services.chats.create(getAuthenticatedUser(request), request.body);
       return reply.code(201).send(toChatResponse(chat));
     },
   );
@@ -66,6 +67,24 @@ export function registerChatRoutes(app: ToolportApp, services: ToolportServices)
     },
     async (request) =>
       toChatResponse(await services.chats.get(getAuthenticatedUser(request).id, request.params.chatId)),
+  );
+
+  app.patch(
+    '/api/chats/:chatId',
+    {
+      schema: {
+        summary:
+          'Change a chat: title, working directory or agent (null unbinds either) or mode (only the fields given)',
+        tags: ['chats'],
+        params: ChatIdParamsSchema,
+        body: UpdateChatBodySchema,
+        response: { 200: ChatSchema, ...errorResponses },
+      },
+    },
+    async (request) =>
+      toChatResponse(
+        await services.chats.update(getAuthenticatedUser(request), request.params.chatId, request.body),
+      ),
   );
 
   app.delete(

@@ -57,7 +57,7 @@ export function registerChatTurnRoutes(
     },
     async (request, reply) => {
       const user = getAuthenticatedUser(request);
-      const turn = await services.chatTurns.prepareTurn(user.id, request.params.chatId, request.body);
+      const turn = await services.chatTurns.prepareTurn(user, request.params.chatId, request.body);
       const controller = new AbortController();
       const abort = (): void => controller.abort(new Error('The client closed the connection.'));
       const onShutdown = (): void => controller.abort(new Error('The server is shutting down.'));

@@ -7,6 +7,7 @@ import {
   type McpServerConfig,
 } from '../../mcp/mcp-server-config.ts';
 import type { McpServerRecord } from '../../persistence/repositories/mcp-server-repository.ts';
+import type { UserRecord } from '../../persistence/repositories/user-repository.ts';
 import { toMcpServerConfig } from '../../services/mcp-server-service.ts';
 import type { ToolportServices } from '../../services/toolport-services.ts';
 import { maskConfig } from '../config-masking.ts';
@@ -58,7 +59,7 @@ function serverNotFound(serverId: string): ToolportError {
 export function registerMcpServerRoutes(app: ToolportApp, services: ToolportServices): void {
   const servers = services.repositories.mcpServers;
 
-  const toResponse = (userId: string, server: McpServerRecord) => {
+  const toResponse = (user: UserRecord, server: McpServerRecord) => {
     const config = tryConfig(server);
     return {
       id: server.id,
@@ -67,7 +68,7 @@ export function registerMcpServerRoutes(app: ToolportApp, services: ToolportServ
       config:
         config === undefined ? maskConfig(server.config) : transportFields(redactMcpServerConfig(config)),
       enabled: server.enabled,
-      status: statusView(services.mcp.statusOf(userId, server)),
+      status: statusView(services.mcp.statusOf(user, server)),
       createdAt: server.createdAt,
       updatedAt: server.updatedAt,
     };
@@ -83,8 +84,9 @@ export function registerMcpServerRoutes(app: ToolportApp, services: ToolportServ
       },
     },
     async (request) => {
-      const userId = getAuthenticatedUser(request).id;
-      return { servers: (await servers.list(userId)).map((server) => toResponse(userId, server)) };
+      const user = getAuthenticatedUser(request);
+      const userId = user.id;
+      return { servers: (await servers.list(userId)).map((server) => toResponse(user, server)) };
     },
   );
 
@@ -99,16 +101,18 @@ export function registerMcpServerRoutes(app: ToolportApp, services: ToolportServ
       },
     },
     async (request, reply) => {
-      const userId = getAuthenticatedUser(request).id;
+      const user = getAuthenticatedUser(request);
+      const userId = user.id;
       const { name, transport, config, enabled } = request.body;
       const parsed = parseMcpServerConfig({ ...config, id: 'new', name, transport, enabled });
+      services.mcp.assertAllowed(user, parsed, { creating: true });
       const created = await servers.create(userId, {
         name,
         transport,
         config: transportFields(parsed),
         enabled: parsed.enabled,
       });
-      return reply.code(201).send(toResponse(userId, created));
+      return reply.code(201).send(toResponse(user, created));
     },
   );
 
@@ -123,10 +127,11 @@ export function registerMcpServerRoutes(app: ToolportApp, services: ToolportServ
       },
     },
     async (request) => {
-      const userId = getAuthenticatedUser(request).id;
+      const user = getAuthenticatedUser(request);
+      const userId = user.id;
       const server = await servers.get(userId, request.params.serverId);
       if (server === undefined) throw serverNotFound(request.params.serverId);
-      return toResponse(userId, server);
+      return toResponse(user, server);
     },
   );
 
@@ -141,14 +146,15 @@ export function registerMcpServerRoutes(app: ToolportApp, services: ToolportServ
       },
     },
     async (request) => {
-      const userId = getAuthenticatedUser(request).id;
+      const user = getAuthenticatedUser(request);
+      const userId = user.id;
       const server = await servers.get(userId, request.params.serverId);
       if (server === undefined) throw serverNotFound(request.params.serverId);
       return {
         serverId: server.id,
         name: server.name,
         enabled: server.enabled,
-        status: statusView(services.mcp.statusOf(userId, server)),
+        status: statusView(services.mcp.statusOf(user, server)),
       };
     },
   );
@@ -165,7 +171,8 @@ export function registerMcpServerRoutes(app: ToolportApp, services: ToolportServ
       },
     },
     async (request) => {
-      const userId = getAuthenticatedUser(request).id;
+      const user = getAuthenticatedUser(request);
+      const userId = user.id;
       const current = await servers.get(userId, request.params.serverId);
       if (current === undefined) throw serverNotFound(request.params.serverId);
       const { config, ...rest } = request.body;
@@ -179,6 +186,7 @@ export function registerMcpServerRoutes(app: ToolportApp, services: ToolportServ
       });
       const stored = tryConfig(current);
       const merged = stored === undefined ? next : applyRedactedValues(next, stored);
+      services.mcp.assertAllowed(user, merged, { creating: false });
       const updated = await servers.update(userId, current.id, {
         ...rest,
         config: transportFields(merged),
@@ -186,7 +194,7 @@ export function registerMcpServerRoutes(app: ToolportApp, services: ToolportServ
       if (updated === undefined) throw serverNotFound(request.params.serverId);
       // A disabled or changed server must not keep its old process or session until the next turn notices.
       await services.mcp.pool.disconnect(userId, current.id);
-      return toResponse(userId, updated);
+      return toResponse(user, updated);
     },
   );
 

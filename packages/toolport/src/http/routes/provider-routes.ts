@@ -53,7 +53,7 @@ export function registerProviderRoutes(app: ToolportApp, services: ToolportServi
       },
     },
     async (request, reply) => {
-      const config = await services.providers.create(getAuthenticatedUser(request).id, request.body);
+      const config = await services.providers.create(getAuthenticatedUser(request), request.body);
       return reply.code(201).send(toResponse(config));
     },
   );
@@ -86,7 +86,7 @@ export function registerProviderRoutes(app: ToolportApp, services: ToolportServi
     async (request) =>
       toResponse(
         await services.providers.update(
-          getAuthenticatedUser(request).id,
+          getAuthenticatedUser(request),
           request.params.providerId,
           request.body,
         ),

@@ -28,7 +28,7 @@ export function registerSummaryToolRoutes(
           response: { 200: ToolSettingsDescriptorSchema, ...errorResponses },
         },
       },
-      async (request) => services.toolSettings.get(getAuthenticatedUser(request).id, route.toolName),
+      async (request) => services.toolSettings.get(getAuthenticatedUser(request), route.toolName),
     );
     app.post(
       route.path,

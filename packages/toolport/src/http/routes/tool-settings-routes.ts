@@ -20,7 +20,7 @@ export function registerToolSettingsRoutes(app: ToolportApp, services: ToolportS
         response: { 200: ToolSettingsListResponseSchema, 401: errorResponses[401] },
       },
     },
-    async (request) => ({ tools: await services.toolSettings.list(getAuthenticatedUser(request).id) }),
+    async (request) => ({ tools: await services.toolSettings.list(getAuthenticatedUser(request)) }),
   );
 
   app.get(
@@ -33,7 +33,7 @@ export function registerToolSettingsRoutes(app: ToolportApp, services: ToolportS
         response: { 200: ToolSettingsDescriptorSchema, ...errorResponses },
       },
     },
-    async (request) => services.toolSettings.get(getAuthenticatedUser(request).id, request.params.toolName),
+    async (request) => services.toolSettings.get(getAuthenticatedUser(request), request.params.toolName),
   );
 
   app.put(
@@ -52,7 +52,7 @@ export function registerToolSettingsRoutes(app: ToolportApp, services: ToolportS
       },
     },
     async (request) =>
-      services.toolSettings.update(getAuthenticatedUser(request).id, request.params.toolName, request.body),
+      services.toolSettings.update(getAuthenticatedUser(request), request.params.toolName, request.body),
   );
 
   app.delete(
@@ -65,6 +65,6 @@ export function registerToolSettingsRoutes(app: ToolportApp, services: ToolportS
         response: { 200: ToolSettingsDescriptorSchema, ...errorResponses },
       },
     },
-    async (request) => services.toolSettings.reset(getAuthenticatedUser(request).id, request.params.toolName),
+    async (request) => services.toolSettings.reset(getAuthenticatedUser(request), request.params.toolName),
   );
 }

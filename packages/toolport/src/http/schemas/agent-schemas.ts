@@ -27,10 +27,34 @@ export const CreateAgentBodySchema = Type.Object(
   { additionalProperties: false },
 );
 
+export const PatchAgentBodySchema = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    description: Type.Optional(Type.String({ maxLength: 10_000 })),
+    config: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), {
+        description:
+          'Merged into the stored config (spread); null removes a key. Keys: systemPrompt, providerConfig, model, maxIterations.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 export const AgentToolSchema = Type.Object({
   toolName: Type.String(),
-  enabled: Type.Boolean({ description: 'true: in the allowlist; false: denied' }),
-  config: Type.Record(Type.String(), Type.Unknown()),
+  enabled: Type.Boolean({
+    description: 'Whether the agent gets the tool (its selection: enabled rows allow, disabled rows deny).',
+  }),
+  config: Type.Record(Type.String(), Type.Unknown(), {
+    description: "The agent's overlay: settings for built-ins, a config overlay for HTTP and agent tools.",
+  }),
+  type: Type.Optional(
+    Type.String({
+      description: 'Where the tool comes from: builtin, custom, mcp, http, agent (a specialist) …',
+    }),
+  ),
+  selected: Type.Optional(Type.Boolean({ description: 'The agent has a row for this tool.' })),
 });
 
 export const AgentToolListResponseSchema = Type.Object({ tools: Type.Array(AgentToolSchema) });

@@ -23,6 +23,30 @@ export const CreateChatBodySchema = Type.Object(
       }),
     ),
     mode: Type.Optional(Type.Union([Type.Literal('chat'), Type.Literal('agent')])),
+    agentId: Type.Optional(
+      Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Null()], {
+        description: 'One of your agents: turns run with its prompt, model and tools.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** `PATCH /api/chats/:chatId`: only the fields given change. */
+export const UpdateChatBodySchema = Type.Object(
+  {
+    title: Type.Optional(Type.String({ maxLength: 500 })),
+    workingDirectory: Type.Optional(
+      Type.Union([Type.String({ minLength: 1, maxLength: 4096 }), Type.Null()], {
+        description: 'Absolute path of an existing directory on the server; null unbinds it.',
+      }),
+    ),
+    mode: Type.Optional(Type.Union([Type.Literal('chat'), Type.Literal('agent')])),
+    agentId: Type.Optional(
+      Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Null()], {
+        description: 'One of your agents; null unbinds it.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -14,6 +14,13 @@ export const ChatTurnBodySchema = Type.Object(
     maxIterations: Type.Optional(
       Type.Integer({ minimum: 1, maximum: 100, description: 'Model calls per turn (default 10).' }),
     ),
+    agent: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description: "An agent id: this turn runs with that agent instead of the chat's.",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -22,7 +22,18 @@ export const ToolSettingsDescriptorSchema = Type.Object(
     description: Type.String(),
     category: Type.String(),
     source: Type.String({ description: 'builtin, custom or mcp' }),
-    enabled: Type.Boolean(),
+    enabled: Type.Boolean({
+      description: 'Effective: false while the operator policy keeps the tool from the caller.',
+    }),
+    policy: Type.Object(
+      {
+        allowed: Type.Boolean(),
+        reason: Type.Optional(
+          Type.String({ description: 'Why not, naming the policy key (e.g. tools.adminOnly).' }),
+        ),
+      },
+      { description: 'AUTH-2: whether the operator policy lets the caller enable this tool.' },
+    ),
     enabledByDefault: Type.Boolean(),
     canDisable: Type.Boolean(),
     parameters: Type.Record(Type.String(), Type.Unknown(), {

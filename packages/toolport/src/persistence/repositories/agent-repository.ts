@@ -4,6 +4,12 @@ import { ToolportError } from '../../core/errors.ts';
 import type { AgentsTable, DatabaseSchema } from '../database-schema.ts';
 import { currentTimestamp, fromFlag, parseJsonObject, toFlag } from './row-values.ts';
 
+/** SQLite (`SQLITE_CONSTRAINT_UNIQUE`) and PostgreSQL (`23505`) unique-constraint failures. */
+function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === '23505';
+}
+
 export interface AgentRecord {
   id: string;
   userId: string;
@@ -85,6 +91,39 @@ export class AgentRepository {
       .where('id', '=', id)
       .executeTakeFirst();
     return row === undefined ? undefined : toRecord(row);
+  }
+
+  /** Changes name, description or the whole config (the caller merged it); undefined for another user's agent. */
+  async update(
+    userId: string,
+    id: string,
+    changes: { name?: string; description?: string; config?: Record<string, unknown> },
+  ): Promise<AgentRecord | undefined> {
+    const set: Partial<AgentsTable> = { updated_at: currentTimestamp() };
+    if (changes.name !== undefined) set.name = changes.name;
+    if (changes.description !== undefined) set.description = changes.description;
+    if (changes.config !== undefined) set.config = JSON.stringify(changes.config);
+    try {
+      const row = await this.#db
+        .updateTable('agents')
+        .set(set)
+        .where('user_id', '=', userId)
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirst();
+      return row === undefined ? undefined : toRecord(row);
+    } catch (error) {
+      if (changes.name !== undefined && isUniqueViolation(error)) {
+        throw new ToolportError(
+          'conflict',
+          `You already have an agent named ${JSON.stringify(changes.name)}.`,
+          {
+            details: { name: changes.name },
+          },
+        );
+      }
+      throw error;
+    }
   }
 
   async delete(userId: string, id: string): Promise<boolean> {

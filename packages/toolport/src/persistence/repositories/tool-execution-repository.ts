@@ -54,6 +54,7 @@ export class ToolExecutionRepository implements ToolExecutionRecorder {
         duration_ms: entry.durationMs,
         outcome: entry.outcome,
         result_size: entry.resultSize,
+        parent_call_id: entry.parentCallId ?? null,
       })
       .execute();
   }
@@ -68,6 +69,7 @@ export class ToolExecutionRepository implements ToolExecutionRecorder {
     if (filter.userId !== undefined) query = query.where('user_id', '=', filter.userId);
     if (filter.toolName !== undefined) query = query.where('tool_name', '=', filter.toolName);
     if (filter.chatId !== undefined) query = query.where('chat_id', '=', filter.chatId);
+    if (filter.parentCallId !== undefined) query = query.where('parent_call_id', '=', filter.parentCallId);
     if (filter.outcome !== undefined) query = query.where('outcome', '=', filter.outcome);
     const rows = await query
       .orderBy('started_at', 'desc')
@@ -89,5 +91,6 @@ function toRecord(row: ToolExecutionsTable): ToolExecutionRecord {
     durationMs: Number(row.duration_ms),
     outcome: isErrorCode(row.outcome) ? row.outcome : row.outcome === 'ok' ? 'ok' : 'internal_error',
     resultSize: Number(row.result_size),
+    ...(row.parent_call_id === null ? {} : { parentCallId: row.parent_call_id }),
   };
 }

@@ -214,6 +214,7 @@ export function createAnthropicAdapter(options: ProviderAdapterOptions): Provide
     apiKey: options.apiKey,
     baseURL: options.baseURL,
     maxRetries: options.maxRetries ?? 2,
+    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
   });
   return {
     provider: 'anthropic',

@@ -149,7 +149,10 @@ class GeminiInteractionsSession implements ProviderSession {
 export function createGeminiInteractionsAdapter(options: ProviderAdapterOptions): ProviderAdapter {
   const client = new GoogleGenAI({
     apiKey: options.apiKey,
-    ...(options.baseURL === undefined ? {} : { httpOptions: { baseUrl: options.baseURL } }),
+    httpOptions: {
+      ...(options.baseURL === undefined ? {} : { baseUrl: options.baseURL }),
+      ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+    },
   });
   return {
     provider: 'gemini-interactions',

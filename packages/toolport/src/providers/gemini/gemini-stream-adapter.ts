@@ -229,7 +229,10 @@ class GeminiSession implements ProviderSession {
 export function createGeminiAdapter(options: ProviderAdapterOptions): ProviderAdapter {
   const client = new GoogleGenAI({
     apiKey: options.apiKey,
-    ...(options.baseURL === undefined ? {} : { httpOptions: { baseUrl: options.baseURL } }),
+    httpOptions: {
+      ...(options.baseURL === undefined ? {} : { baseUrl: options.baseURL }),
+      ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+    },
   });
   return {
     provider: 'gemini',

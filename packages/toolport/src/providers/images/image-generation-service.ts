@@ -10,6 +10,8 @@ import type {
 export interface ImageProviderConfig {
   apiKey: string;
   baseURL?: string;
+  /** As `ProviderAdapterOptions.fetch`: NET-1's safe fetch for a non-admin's configuration. */
+  fetch?: typeof globalThis.fetch;
 }
 
 export interface ImageGenerationServiceOptions {
@@ -38,15 +40,17 @@ export function createImageGenerationService(options: ImageGenerationServiceOpti
           apiKey: options.openai.apiKey,
           baseURL: options.openai.baseURL,
           maxRetries: options.maxRetries ?? 2,
+          ...(options.openai.fetch === undefined ? {} : { fetch: options.openai.fetch }),
         });
   const gemini =
     options.gemini === undefined
       ? undefined
       : new GoogleGenAI({
           apiKey: options.gemini.apiKey,
-          ...(options.gemini.baseURL === undefined
-            ? {}
-            : { httpOptions: { baseUrl: options.gemini.baseURL } }),
+          httpOptions: {
+            ...(options.gemini.baseURL === undefined ? {} : { baseUrl: options.gemini.baseURL }),
+            ...(options.gemini.fetch === undefined ? {} : { fetch: options.gemini.fetch }),
+          },
         });
 
   async function withOpenAI(request: ImageGenerationRequest, signal: AbortSignal): Promise<GeneratedImage> {

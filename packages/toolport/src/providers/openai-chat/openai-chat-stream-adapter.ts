@@ -147,6 +147,7 @@ export function createOpenAIChatAdapter(options: ProviderAdapterOptions): Provid
     apiKey: options.apiKey,
     baseURL: options.baseURL,
     maxRetries: options.maxRetries ?? 2,
+    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
   });
   return {
     provider: 'openai-chat',

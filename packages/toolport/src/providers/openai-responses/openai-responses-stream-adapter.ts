@@ -170,6 +170,7 @@ export function createOpenAIResponsesAdapter(options: ProviderAdapterOptions): P
     apiKey: options.apiKey,
     baseURL: options.baseURL,
     maxRetries: options.maxRetries ?? 2,
+    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
   });
   return {
     provider: 'openai',
