@@ -265,7 +265,7 @@ describe('UI-1 the web UI in a real browser against toolport serve', { timeout: 
     await page.screenshot({ path: screenshotPath('inspector-diff') });
   });
 
-  it('creates an agent whose tool allowlist the inspector applies', async () => {
+  it('creates an agent whose tool selection the inspector applies', async () => {
     await openPage(page, 'Agents');
     const form = page.getByRole('form', { name: 'Create an agent' });
     await form.getByLabel('Name').fill('reader');
@@ -273,14 +273,24 @@ describe('UI-1 the web UI in a real browser against toolport serve', { timeout: 
     await form.getByRole('button', { name: 'Create agent' }).click();
     const card = page.getByRole('article', { name: 'reader' });
     await card.getByRole('button', { name: 'Tools of reader' }).click();
-    const allow = card.getByRole('switch', { name: 'Allow read_file' });
-    await allow.click();
+    // A new agent gets every enabled tool; switching one off denies it to the agent only.
+    const allow = card.getByRole('switch', { name: 'Allow get_current_datetime' });
     await page.waitForFunction(
-      () => document.querySelector<HTMLInputElement>('[aria-label="Allow read_file"]')?.checked === true,
+      () =>
+        document.querySelector<HTMLInputElement>('[aria-label="Allow get_current_datetime"]')?.checked ===
+        true,
     );
+    await allow.click();
+    await page.waitForFunction(() => {
+      const element = document.querySelector<HTMLInputElement>('[aria-label="Allow get_current_datetime"]');
+      return element?.checked === false && !element.disabled;
+    });
     await openPage(page, 'Inspector');
+    await page.getByRole('cell', { name: 'get_current_datetime', exact: true }).waitFor();
     await page.getByRole('combobox', { name: 'Agent' }).selectOption({ label: 'reader' });
-    await page.getByRole('heading', { name: '1 tool for openai' }).waitFor();
+    await page
+      .getByRole('cell', { name: 'get_current_datetime', exact: true })
+      .waitFor({ state: 'detached' });
     expect(await page.getByRole('cell', { name: 'read_file', exact: true }).count()).toBe(1);
   });
 

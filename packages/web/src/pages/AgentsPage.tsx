@@ -8,7 +8,6 @@ import { Page } from '../components/Page';
 import { Switch } from '../components/Switch';
 import { TextField } from '../components/TextField';
 import { useAction } from '../components/useAction';
-import { linesOf } from './lines';
 
 export default function AgentsPage() {
   const list = useResource(() => call(api.GET('/api/agents')));
@@ -16,7 +15,6 @@ export default function AgentsPage() {
   const [description, setDescription] = useState('');
   const [systemPrompt, setSystemPrompt] = useState('');
   const [model, setModel] = useState('');
-  const [specialists, setSpecialists] = useState('');
   const [open, setOpen] = useState<string | undefined>(undefined);
   const action = useAction();
 
@@ -25,7 +23,6 @@ export default function AgentsPage() {
     const config = {
       ...(systemPrompt.trim() === '' ? {} : { systemPrompt }),
       ...(model.trim() === '' ? {} : { model: model.trim() }),
-      ...(linesOf(specialists).length === 0 ? {} : { specialists: linesOf(specialists) }),
     };
     const ok = await action.run(() =>
       call(api.POST('/api/agents', { body: { name: name.trim(), description, config } })),
@@ -35,7 +32,6 @@ export default function AgentsPage() {
       setDescription('');
       setSystemPrompt('');
       setModel('');
-      setSpecialists('');
       await list.reload();
     }
   };
@@ -43,7 +39,7 @@ export default function AgentsPage() {
   return (
     <Page
       title="Agents"
-      intro="An agent is a system prompt, a model and an allowlist of tools; specialists are agents it may hand work to."
+      intro="An agent is a system prompt, a model and an allowlist of tools; specialists are other agents it may hand work to, chosen among its tools."
     >
       <form className="card" onSubmit={create} aria-labelledby="agent-form-title" noValidate>
         <h2 id="agent-form-title">Create an agent</h2>
@@ -55,13 +51,6 @@ export default function AgentsPage() {
           value={model}
           onValue={setModel}
           hint="Empty: the provider configuration's default model."
-        />
-        <TextField
-          label="Specialists"
-          value={specialists}
-          onValue={setSpecialists}
-          multiline
-          hint="Agent names or ids, one per line."
         />
         <button type="submit" disabled={action.busy || name.trim() === ''}>
           Create agent
@@ -120,37 +109,45 @@ function AgentTools({ agent }: { agent: Agent }) {
     call(api.GET('/api/agents/{agentId}/tools', { params: { path: { agentId: agent.id } } })),
   );
   const action = useAction();
-  const allowed = new Map((selection.data?.tools ?? []).map((tool) => [tool.toolName, tool.enabled]));
+  const rows = new Map((selection.data?.tools ?? []).map((tool) => [tool.toolName, tool]));
+  // The agent's own list names every tool it could get (specialists too); the settings list fills in older servers.
+  const names = [...new Set([...rows.keys(), ...(tools.data?.tools ?? []).map((tool) => tool.name)])].sort();
   return (
     <section aria-label={`Tool allowlist of ${agent.name}`}>
       <h3>Tools</h3>
       <p className="hint">
-        With no tool allowed, the agent gets every tool you enabled; once one is allowed, only allowed tools.
-        Switching an allowed tool off denies it.
+        Each switch says whether the agent gets the tool. Switching one off denies it; switching one on allows
+        it, and once any tool is allowed the agent gets only the allowed ones. Specialists (other agents) are
+        listed as tools.
       </p>
       <ErrorNotice error={tools.error ?? selection.error ?? action.error} />
       <ul className="allowlist">
-        {(tools.data?.tools ?? []).map((tool) => (
-          <li key={tool.name}>
-            <Switch
-              label={`Allow ${tool.name}`}
-              checked={allowed.get(tool.name) === true}
-              disabled={action.busy}
-              onChange={(enabled) =>
-                void action.run(async () => {
-                  await call(
-                    api.PATCH('/api/agents/{agentId}/tools/{toolId}', {
-                      params: { path: { agentId: agent.id, toolId: tool.name } },
-                      body: { enabled },
-                    }),
-                  );
-                  await selection.reload();
-                })
-              }
-            />
-            <code>{tool.name}</code>
-          </li>
-        ))}
+        {names.map((name) => {
+          const row = rows.get(name);
+          return (
+            <li key={name}>
+              <Switch
+                label={`Allow ${name}`}
+                checked={row?.enabled === true}
+                disabled={action.busy || selection.data === undefined}
+                onChange={(enabled) =>
+                  void action.run(async () => {
+                    await call(
+                      api.PATCH('/api/agents/{agentId}/tools/{toolId}', {
+                        params: { path: { agentId: agent.id, toolId: name } },
+                        body: { enabled },
+                      }),
+                    );
+                    await selection.reload();
+                  })
+                }
+              />
+              <code>{name}</code>
+              {row?.type === undefined ? null : <span className="muted">{row.type}</span>}
+              {row?.selected === true ? <span className="badge">selected</span> : null}
+            </li>
+          );
+        })}
       </ul>
     </section>
   );

@@ -148,13 +148,19 @@ function ToolCard({ tool, onChange }: { tool: ToolDescriptor; onChange: (tool: T
         <Switch
           label={`Enable ${tool.name}`}
           checked={tool.enabled}
-          disabled={busy || (!tool.canDisable && tool.enabled)}
+          disabled={busy || (!tool.canDisable && tool.enabled) || (!tool.policy.allowed && !tool.enabled)}
           onChange={(enabled) =>
             void update(() => call(api.PUT('/api/settings/tools/{toolName}', { ...path, body: { enabled } })))
           }
         />
       </header>
       {!tool.canDisable ? <p className="hint">This tool cannot be disabled.</p> : null}
+      {tool.policy.allowed ? null : (
+        <p className="notice" role="note">
+          The operator&apos;s policy keeps this tool from you
+          {tool.policy.reason === undefined ? '.' : `: ${tool.policy.reason}`}
+        </p>
+      )}
       <ErrorNotice error={error} />
       {tool.parameterDescriptors.length === 0 ? null : (
         <DescriptorForm

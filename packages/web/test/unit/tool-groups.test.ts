@@ -9,6 +9,7 @@ const tool = (name: string, source: string, category: string): ToolDescriptor =>
   category,
   source,
   enabled: true,
+  policy: { allowed: true },
   enabledByDefault: true,
   canDisable: true,
   parameters: {},
