@@ -272,6 +272,11 @@ describe('UI-1 the web UI in a real browser against toolport serve', { timeout: 
     await form.getByLabel('System prompt').fill('You only read files.');
     await form.getByRole('button', { name: 'Create agent' }).click();
     const card = page.getByRole('article', { name: 'reader' });
+    await card.getByRole('button', { name: 'Edit reader' }).click();
+    const editor = page.getByRole('form', { name: 'Edit reader' });
+    await editor.getByLabel('System prompt').fill('You read files and say what they hold.');
+    await editor.getByRole('button', { name: 'Save agent' }).click();
+    await card.getByText('You read files and say what they hold.').waitFor();
     await card.getByRole('button', { name: 'Tools of reader' }).click();
     // A new agent gets every enabled tool; switching one off denies it to the agent only.
     const allow = card.getByRole('switch', { name: 'Allow get_current_datetime' });

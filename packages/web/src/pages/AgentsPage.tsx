@@ -16,22 +16,41 @@ export default function AgentsPage() {
   const [systemPrompt, setSystemPrompt] = useState('');
   const [model, setModel] = useState('');
   const [open, setOpen] = useState<string | undefined>(undefined);
+  const [editing, setEditing] = useState<Agent | undefined>(undefined);
   const action = useAction();
+
+  const startEdit = (agent: Agent | undefined) => {
+    setEditing(agent);
+    setName(agent?.name ?? '');
+    setDescription(agent?.description ?? '');
+    setSystemPrompt(typeof agent?.config.systemPrompt === 'string' ? agent.config.systemPrompt : '');
+    setModel(typeof agent?.config.model === 'string' ? agent.config.model : '');
+  };
 
   const create = async (event: FormEvent) => {
     event.preventDefault();
-    const config = {
-      ...(systemPrompt.trim() === '' ? {} : { systemPrompt }),
-      ...(model.trim() === '' ? {} : { model: model.trim() }),
-    };
-    const ok = await action.run(() =>
-      call(api.POST('/api/agents', { body: { name: name.trim(), description, config } })),
-    );
+    const ok = await action.run(() => {
+      if (editing === undefined) {
+        const config = {
+          ...(systemPrompt.trim() === '' ? {} : { systemPrompt }),
+          ...(model.trim() === '' ? {} : { model: model.trim() }),
+        };
+        return call(api.POST('/api/agents', { body: { name: name.trim(), description, config } }));
+      }
+      // An update merges into the stored config; null removes a key.
+      const config = {
+        systemPrompt: systemPrompt.trim() === '' ? null : systemPrompt,
+        model: model.trim() === '' ? null : model.trim(),
+      };
+      return call(
+        api.PATCH('/api/agents/{agentId}', {
+          params: { path: { agentId: editing.id } },
+          body: { name: name.trim(), description, config },
+        }),
+      );
+    });
     if (ok) {
-      setName('');
-      setDescription('');
-      setSystemPrompt('');
-      setModel('');
+      startEdit(undefined);
       await list.reload();
     }
   };
@@ -42,7 +61,7 @@ export default function AgentsPage() {
       intro="An agent is a system prompt, a model and an allowlist of tools; specialists are other agents it may hand work to, chosen among its tools."
     >
       <form className="card" onSubmit={create} aria-labelledby="agent-form-title" noValidate>
-        <h2 id="agent-form-title">Create an agent</h2>
+        <h2 id="agent-form-title">{editing === undefined ? 'Create an agent' : `Edit ${editing.name}`}</h2>
         <TextField label="Name" value={name} onValue={setName} maxLength={200} />
         <TextField label="Description" value={description} onValue={setDescription} />
         <TextField label="System prompt" value={systemPrompt} onValue={setSystemPrompt} multiline />
@@ -52,9 +71,16 @@ export default function AgentsPage() {
           onValue={setModel}
           hint="Empty: the provider configuration's default model."
         />
-        <button type="submit" disabled={action.busy || name.trim() === ''}>
-          Create agent
-        </button>
+        <div className="actions">
+          <button type="submit" disabled={action.busy || name.trim() === ''}>
+            {editing === undefined ? 'Create agent' : 'Save agent'}
+          </button>
+          {editing === undefined ? null : (
+            <button type="button" className="secondary" onClick={() => startEdit(undefined)}>
+              Cancel editing
+            </button>
+          )}
+        </div>
         <ErrorNotice error={action.error} />
       </form>
       <ErrorNotice error={list.error} />
@@ -64,6 +90,14 @@ export default function AgentsPage() {
           <header className="tool-header">
             <h2 id={`agent-${agent.id}`}>{agent.name}</h2>
             <div className="actions">
+              <button
+                type="button"
+                className="secondary"
+                aria-label={`Edit ${agent.name}`}
+                onClick={() => startEdit(agent)}
+              >
+                Edit
+              </button>
               <button
                 type="button"
                 className="secondary"
