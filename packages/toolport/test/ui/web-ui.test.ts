@@ -299,6 +299,18 @@ describe('UI-1 the web UI in a real browser against toolport serve', { timeout: 
     expect(await page.getByRole('cell', { name: 'read_file', exact: true }).count()).toBe(1);
   });
 
+  it("binds the agent to a chat on the Chats page, and the inspector follows the chat's agent", async () => {
+    await openPage(page, 'Chats');
+    await page.getByRole('button', { name: 'Edit Inspector' }).click();
+    const editor = page.getByRole('form', { name: 'Edit Inspector' });
+    await editor.getByLabel('Agent').selectOption({ label: 'reader' });
+    await editor.getByRole('button', { name: 'Save chat' }).click();
+    await page.getByRole('cell', { name: 'reader', exact: true }).waitFor();
+    await openPage(page, 'Inspector');
+    await page.getByRole('cell', { name: 'read_file', exact: true }).waitFor();
+    expect(await page.getByRole('cell', { name: 'get_current_datetime', exact: true }).count()).toBe(0);
+  });
+
   it('lists the playground and chat calls in the activity trail and filters it', async () => {
     await openPage(page, 'Activity');
     await page.getByRole('cell', { name: 'get_current_datetime', exact: true }).first().waitFor();

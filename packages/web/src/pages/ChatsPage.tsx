@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { api, call } from '../api/client';
 import { formatDate } from '../api/format';
+import type { Chat } from '../api/types';
 import { useResource } from '../api/use-resource';
 import { EmptyRow } from '../components/EmptyRow';
 import { ErrorNotice } from '../components/ErrorNotice';
@@ -14,7 +15,17 @@ export default function ChatsPage() {
   const [title, setTitle] = useState('');
   const [workingDirectory, setWorkingDirectory] = useState('');
   const [mode, setMode] = useState<'chat' | 'agent'>('chat');
+  const [agentId, setAgentId] = useState('');
+  const [editing, setEditing] = useState<Chat | undefined>(undefined);
+  const agents = useResource(() => call(api.GET('/api/agents')));
   const action = useAction();
+  const startEdit = (chat: Chat | undefined) => {
+    setEditing(chat);
+    setTitle(chat?.title ?? '');
+    setWorkingDirectory(chat?.workingDirectory ?? '');
+    setMode(chat?.mode ?? 'chat');
+    setAgentId(chat?.agentId ?? '');
+  };
   const chats = list.data?.chats ?? [];
   const { visible, pager } = usePage(chats, 20);
   const errorField = fieldOfError(action.error);
@@ -24,19 +35,31 @@ export default function ChatsPage() {
   const create = async (event: FormEvent) => {
     event.preventDefault();
     const ok = await action.run(() =>
-      call(
-        api.POST('/api/chats', {
-          body: {
-            ...(title.trim() === '' ? {} : { title: title.trim() }),
-            ...(workingDirectory.trim() === '' ? {} : { workingDirectory: workingDirectory.trim() }),
-            mode,
-          },
-        }),
-      ),
+      editing === undefined
+        ? call(
+            api.POST('/api/chats', {
+              body: {
+                ...(title.trim() === '' ? {} : { title: title.trim() }),
+                ...(workingDirectory.trim() === '' ? {} : { workingDirectory: workingDirectory.trim() }),
+                mode,
+                ...(agentId === '' ? {} : { agentId }),
+              },
+            }),
+          )
+        : call(
+            api.PATCH('/api/chats/{chatId}', {
+              params: { path: { chatId: editing.id } },
+              body: {
+                title: title.trim(),
+                workingDirectory: workingDirectory.trim() === '' ? null : workingDirectory.trim(),
+                mode,
+                agentId: agentId === '' ? null : agentId,
+              },
+            }),
+          ),
     );
     if (ok) {
-      setTitle('');
-      setWorkingDirectory('');
+      startEdit(undefined);
       await list.reload();
     }
   };
@@ -47,7 +70,9 @@ export default function ChatsPage() {
       intro="A chat has a working directory, where filesystem and shell tools resolve paths and run, and a mode (chat or agent) that tools receive with every call."
     >
       <form className="card" onSubmit={create} aria-labelledby="chat-form-title" noValidate>
-        <h2 id="chat-form-title">New chat</h2>
+        <h2 id="chat-form-title">
+          {editing === undefined ? 'New chat' : `Edit ${editing.title === '' ? editing.id : editing.title}`}
+        </h2>
         <TextField label="Title" value={title} onValue={setTitle} maxLength={500} />
         <TextField
           label="Working directory"
@@ -65,9 +90,25 @@ export default function ChatsPage() {
             { value: 'agent', label: 'agent' },
           ]}
         />
-        <button type="submit" disabled={action.busy}>
-          Create chat
-        </button>
+        <SelectField
+          label="Agent"
+          value={agentId}
+          onValue={setAgentId}
+          options={[
+            { value: '', label: '(no agent)' },
+            ...(agents.data?.agents ?? []).map((agent) => ({ value: agent.id, label: agent.name })),
+          ]}
+        />
+        <div className="actions">
+          <button type="submit" disabled={action.busy}>
+            {editing === undefined ? 'Create chat' : 'Save chat'}
+          </button>
+          {editing === undefined ? null : (
+            <button type="button" className="secondary" onClick={() => startEdit(undefined)}>
+              Cancel editing
+            </button>
+          )}
+        </div>
         {directoryError === undefined ? <ErrorNotice error={action.error} /> : null}
       </form>
       <ErrorNotice error={list.error} />
@@ -78,6 +119,7 @@ export default function ChatsPage() {
             <th scope="col">Title</th>
             <th scope="col">Mode</th>
             <th scope="col">Working directory</th>
+            <th scope="col">Agent</th>
             <th scope="col">Updated</th>
             <th scope="col">Actions</th>
           </tr>
@@ -88,8 +130,22 @@ export default function ChatsPage() {
               <td>{chat.title === '' ? <span className="muted">(untitled)</span> : chat.title}</td>
               <td>{chat.mode}</td>
               <td>{chat.workingDirectory ?? '—'}</td>
+              <td>
+                {chat.agentId === null
+                  ? '—'
+                  : ((agents.data?.agents ?? []).find((agent) => agent.id === chat.agentId)?.name ??
+                    chat.agentId)}
+              </td>
               <td>{formatDate(chat.updatedAt)}</td>
               <td className="row-actions">
+                <button
+                  type="button"
+                  className="secondary"
+                  aria-label={`Edit ${chat.title === '' ? chat.id : chat.title}`}
+                  onClick={() => startEdit(chat)}
+                >
+                  Edit
+                </button>
                 <button
                   type="button"
                   className="danger"
@@ -108,7 +164,7 @@ export default function ChatsPage() {
               </td>
             </tr>
           ))}
-          <EmptyRow show={chats.length === 0 && list.data !== undefined} columns={5}>
+          <EmptyRow show={chats.length === 0 && list.data !== undefined} columns={6}>
             No chats yet.
           </EmptyRow>
         </tbody>
