@@ -8,6 +8,7 @@ import type { ToolportLogger } from '../core/tool-types.ts';
 import { buildServer, TOOLPORT_VERSION, type ToolportServerPlugin } from '../http/build-server.ts';
 import { createMcpEndpointPlugin, mcpAllowedHosts } from '../http/plugins/mcp-endpoint.ts';
 import { parseCodeToolRoots } from '../custom-tools/code-tool-folders.ts';
+import { createWebUiPlugin } from '../http/plugins/web-ui.ts';
 import { parseOutboundAllowlist } from '../net/parse-outbound-allowlist.ts';
 import { createSafeFetch } from '../net/safe-fetch.ts';
 import { migrateDatabase, openDatabase } from '../persistence/database.ts';
@@ -158,7 +159,7 @@ async function serve(
       const server = await buildServer({
         services,
         logger: { level: logLevel, stream: { write: (line: string) => io.stdout(line) } },
-        plugins: [...(options.plugins ?? []), mcpEndpoint],
+        plugins: [...(options.plugins ?? []), mcpEndpoint, createWebUiPlugin()],
       }).catch(async (error: unknown) => {
         await services.mcp.close();
         throw error;

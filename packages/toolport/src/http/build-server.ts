@@ -57,7 +57,9 @@ const LANDING_PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>toolport</title></head>
 <body style="font-family: system-ui, sans-serif; max-width: 40rem; margin: 3rem auto; line-height: 1.5">
 <h1>toolport ${TOOLPORT_VERSION}</h1>
-<p>The API is running. This build has no web UI; use the API with the token from the login URL:</p>
+<p>The API is running, but the web UI is not built here (<code>npm run build</code> in the repository builds
+<code>packages/web</code>; <code>npm start</code> does it for you). Meanwhile, use the API with the token from the login
+URL:</p>
 <pre>curl -H 'Authorization: Bearer &lt;token&gt;' http://&lt;this host&gt;/api/settings/tools</pre>
 <p>Routes and schemas: <a href="/api/openapi.json">/api/openapi.json</a>.</p>
 </body></html>
@@ -144,7 +146,7 @@ export async function buildServer(options: BuildServerOptions): Promise<Toolport
 
   const context: ToolportServerContext = { services: options.services, shutdownSignal: shutdown.signal };
   for (const plugin of options.plugins ?? []) await plugin(app, context);
-  // Until a web UI plugin claims `/`, the login URL lands on a short public page instead of a bare 401.
+  // Without the web UI plugin (tests) or its build, the login URL lands on a short public page instead of a bare 401.
   if (!app.hasRoute({ method: 'GET', url: '/' })) {
     app.get('/', { config: { public: true }, schema: { hide: true } }, async (_request, reply) =>
       reply.type('text/html; charset=utf-8').send(LANDING_PAGE),

@@ -78,5 +78,7 @@ export type { ToolportRouteConfig } from '../http/plugins/auth.ts';
 export { errorBody } from '../http/plugins/error-handler.ts';
 export { createMcpEndpointPlugin, mcpAllowedHosts } from '../http/plugins/mcp-endpoint.ts';
 export type { McpEndpointOptions } from '../http/plugins/mcp-endpoint.ts';
+export { createWebUiPlugin, DEFAULT_WEB_UI_DIRECTORY, hasWebUiBuild } from '../http/plugins/web-ui.ts';
+export type { WebUiOptions } from '../http/plugins/web-ui.ts';
 export { DEFAULT_INSPECTOR_PROVIDER } from '../http/routes/capability-routes.ts';
 export { parseOutboundAllowlist } from '../net/parse-outbound-allowlist.ts';
