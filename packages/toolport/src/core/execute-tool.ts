@@ -69,6 +69,8 @@ interface ToolExecutionOutcomeBase {
   /** The serialized text the model receives (CORE-7). */
   output: string;
   durationMs: number;
+  /** What the tool logged for its caller (a workspace script's `console.*`), redacted; absent when nothing was. */
+  logs?: string;
 }
 
 export interface ToolExecutionSuccess extends ToolExecutionOutcomeBase {
@@ -134,6 +136,7 @@ export async function executeTool(
   const services = environment.services ?? {};
   const callId = request.callId ?? `${CALL_ID_PREFIX}${(callCounter += 1)}`;
   const { toolName } = request;
+  let callLogs: string | undefined;
 
   // Synchronous unless secrets must be redacted: the common path costs no extra await (CORE-6 overhead budget).
   const finishWith = (
@@ -171,6 +174,9 @@ export async function executeTool(
         output: JSON.stringify({ error: { code: error.code, message: error.message } }),
         durationMs,
       };
+    }
+    if (callLogs !== undefined && callLogs !== '') {
+      finished.logs = secrets.length > 0 ? redactSecretsInText(callLogs, secrets) : callLogs;
     }
     environment.recorder?.record({
       callId,
@@ -312,6 +318,9 @@ export async function executeTool(
     },
     emitPartialResult: (partial) => {
       if (abortReason === undefined) request.onPartialResult?.(redactSecretsDeep(partial, secretsForCall));
+    },
+    recordLogs: (text) => {
+      callLogs = text;
     },
     services,
     logger,

@@ -178,6 +178,11 @@ export interface ToolContext {
   reportProgress(progress: ToolProgress): void;
   /** A partial result streamed before the final one (generate_image sends one per image). */
   emitPartialResult(partial: unknown): void;
+  /**
+   * Hands the call's captured logs (a workspace script's `console.*`) to its caller: returned as the outcome's
+   * `logs`, redacted like the result, never written to the server's log. The last call wins.
+   */
+  recordLogs?(text: string): void;
   services: ToolServices;
   logger: ToolportLogger;
 }

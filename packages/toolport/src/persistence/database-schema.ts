@@ -138,6 +138,14 @@ export interface ChatMessagesTable {
   created_at: string;
 }
 
+export interface WorkspaceTrustTable {
+  user_id: string;
+  directory: string;
+  sha256: string;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface DatabaseSchema {
   users: UsersTable;
   api_tokens: ApiTokensTable;
@@ -152,4 +160,5 @@ export interface DatabaseSchema {
   tool_executions: ToolExecutionsTable;
   provider_configs: ProviderConfigsTable;
   chat_messages: ChatMessagesTable;
+  workspace_trust: WorkspaceTrustTable;
 }

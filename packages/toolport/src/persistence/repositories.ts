@@ -12,6 +12,7 @@ import { SecretRepository } from './repositories/secret-repository.ts';
 import { ToolExecutionRepository } from './repositories/tool-execution-repository.ts';
 import { ToolSettingsRepository } from './repositories/tool-settings-repository.ts';
 import { UserRepository } from './repositories/user-repository.ts';
+import { WorkspaceTrustRepository } from './repositories/workspace-trust-repository.ts';
 
 export interface Repositories {
   users: UserRepository;
@@ -26,6 +27,7 @@ export interface Repositories {
   toolExecutions: ToolExecutionRepository;
   providerConfigs: ProviderConfigRepository;
   chatMessages: ChatMessageRepository;
+  workspaceTrust: WorkspaceTrustRepository;
 }
 
 export function createRepositories(database: ToolportDatabase, logger?: ToolportLogger): Repositories {
@@ -43,5 +45,6 @@ export function createRepositories(database: ToolportDatabase, logger?: Toolport
     toolExecutions: new ToolExecutionRepository(db, logger),
     providerConfigs: new ProviderConfigRepository(db),
     chatMessages: new ChatMessageRepository(db),
+    workspaceTrust: new WorkspaceTrustRepository(db),
   };
 }

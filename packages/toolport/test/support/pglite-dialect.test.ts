@@ -14,6 +14,7 @@ describe('DB-1 PGlite fallback dialect', () => {
       expect(await migrateDatabase(database)).toEqual([
         '0001-initial-schema',
         '0002-provider-configs-and-transcripts',
+        '0008-workspace-trust',
       ]);
       expect(await migrateDatabase(database)).toEqual([]);
       const repositories = createRepositories(database);

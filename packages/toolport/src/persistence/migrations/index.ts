@@ -3,6 +3,7 @@ import type { Migration, MigrationProvider } from 'kysely/migration';
 import type { DatabaseEngine } from '../database-engine.ts';
 import * as initialSchema from './0001-initial-schema.ts';
 import * as providerConfigsAndTranscripts from './0002-provider-configs-and-transcripts.ts';
+import * as workspaceTrust from './0008-workspace-trust.ts';
 
 interface EngineMigration {
   up(db: Kysely<unknown>, engine: DatabaseEngine): Promise<void>;
@@ -12,6 +13,7 @@ interface EngineMigration {
 const MIGRATIONS: Record<string, EngineMigration> = {
   '0001-initial-schema': initialSchema,
   '0002-provider-configs-and-transcripts': providerConfigsAndTranscripts,
+  '0008-workspace-trust': workspaceTrust,
 };
 
 /** Static list (no folder scan), so the migrations work the same from `src/` and from the built `dist/`. */

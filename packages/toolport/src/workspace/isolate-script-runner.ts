@@ -1,0 +1,216 @@
+import ivm from 'isolated-vm';
+import { ToolportError, isToolportError } from '../core/errors.ts';
+import { ISOLATE_BOOTSTRAP_SOURCE } from './isolate-bootstrap.ts';
+import type { ScriptLogCollector } from './script-log-collector.ts';
+
+/**
+ * WS-1: one workspace script call in its own V8 isolate (isolated-vm): its own heap with a memory limit, a CPU limit
+ * on every synchronous run (V8's execution timeout) and a wall-clock limit over the whole call (the isolate is
+ * disposed when it passes, which stops a loop after an `await` too). The isolate gets nothing of the host: no
+ * `process`, `require`, `import`, file system, environment or network — only `g` and `console`, whose calls arrive
+ * here as JSON and are answered by `host`. Runs in the server's process: see docs/workspace-tools.md for the
+ * measured trade-off against a child process.
+ */
+
+export const DEFAULT_SCRIPT_MEMORY_LIMIT_MB = 64;
+export const MIN_SCRIPT_MEMORY_LIMIT_MB = 8;
+export const MAX_SCRIPT_MEMORY_LIMIT_MB = 1024;
+
+/** Answers a script's `g.*` call (`http`, `secret`, `nav`); throw a ToolportError to fail it with its message. */
+export type ScriptHostHandler = (operation: string, payload: unknown) => Promise<unknown>;
+
+export interface RunIsolatedScriptRequest {
+  source: string;
+  /** Workspace-relative name shown in stack traces and errors, e.g. `scripts/create-ticket.js`. */
+  filename: string;
+  /** The validated arguments (`g.tool.args`, frozen inside the isolate). */
+  args: unknown;
+  timeoutMs: number;
+  memoryLimitMb: number;
+  host: ScriptHostHandler;
+  logs: ScriptLogCollector;
+  signal?: AbortSignal;
+}
+
+interface PreparedIsolate {
+  isolate: ivm.Isolate;
+  context: ivm.Context;
+  install: ivm.Reference<(call: unknown, log: unknown, args: string) => unknown>;
+}
+
+const spareIsolates = new Map<number, Promise<PreparedIsolate>>();
+
+async function prepareIsolate(memoryLimitMb: number): Promise<PreparedIsolate> {
+  const isolate = new ivm.Isolate({ memoryLimit: memoryLimitMb });
+  try {
+    const context = await isolate.createContext();
+    const bootstrap = await isolate.compileScript(ISOLATE_BOOTSTRAP_SOURCE, {
+      filename: 'toolport:bootstrap',
+    });
+    const install = (await bootstrap.run(context, {
+      reference: true,
+      timeout: 1000,
+    })) as PreparedIsolate['install'];
+    bootstrap.release();
+    return { isolate, context, install };
+  } catch (error) {
+    if (!isolate.isDisposed) isolate.dispose();
+    throw error;
+  }
+}
+
+/**
+ * A fresh isolate for every call — nothing a script leaves behind reaches the next one — taken from one prepared
+ * spare per memory limit, refilled after each take, so a call does not wait for isolate creation (the "warm" path of
+ * `npm run bench -- workspace`).
+ */
+async function takeIsolate(memoryLimitMb: number): Promise<PreparedIsolate> {
+  const spare = spareIsolates.get(memoryLimitMb);
+  spareIsolates.delete(memoryLimitMb);
+  const refill = (): void => {
+    if (spareIsolates.has(memoryLimitMb)) return;
+    const next = prepareIsolate(memoryLimitMb);
+    next.catch(() => spareIsolates.delete(memoryLimitMb));
+    spareIsolates.set(memoryLimitMb, next);
+  };
+  if (spare !== undefined) {
+    const prepared = await spare.catch(() => undefined);
+    setImmediate(refill);
+    if (prepared !== undefined && !prepared.isolate.isDisposed) return prepared;
+  }
+  const prepared = await prepareIsolate(memoryLimitMb);
+  setImmediate(refill);
+  return prepared;
+}
+
+/** Disposes the prepared spares (tests and benchmarks call it to compare cold and warm starts). */
+export function disposeSpareIsolates(): void {
+  for (const spare of spareIsolates.values()) {
+    void spare.then(
+      (prepared) => prepared.isolate.isDisposed || prepared.isolate.dispose(),
+      () => {},
+    );
+  }
+  spareIsolates.clear();
+}
+
+type StopReason = 'timeout' | 'aborted';
+
+/** Runs the script, then `main()`, and returns main's value parsed from its JSON. */
+export async function runIsolatedScript(request: RunIsolatedScriptRequest): Promise<unknown> {
+  const { timeoutMs, filename } = request;
+  const deadline = performance.now() + timeoutMs;
+  const remaining = (): number => Math.max(1, Math.ceil(deadline - performance.now()));
+  const { isolate, context, install } = await takeIsolate(request.memoryLimitMb);
+
+  let stopReason: StopReason | undefined;
+  const stop = (reason: StopReason): void => {
+    stopReason ??= reason;
+    if (!isolate.isDisposed) isolate.dispose();
+  };
+  const timer = setTimeout(() => stop('timeout'), timeoutMs);
+  const onAbort = (): void => stop('aborted');
+  request.signal?.addEventListener('abort', onAbort, { once: true });
+
+  const hostCall = new ivm.Reference(async (operation: unknown, payloadJson: unknown): Promise<string> => {
+    try {
+      const payload: unknown = typeof payloadJson === 'string' ? JSON.parse(payloadJson) : undefined;
+      const value = await request.host(String(operation), payload);
+      return JSON.stringify({ ok: true, value: value ?? null });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      return JSON.stringify({ ok: false, message, ...(isToolportError(error) ? { code: error.code } : {}) });
+    }
+  });
+  const hostLog = new ivm.Reference((level: unknown, line: unknown): void => {
+    request.logs.append(String(level), String(line));
+  });
+
+  try {
+    const runMain = (await install.apply(undefined, [hostCall, hostLog, JSON.stringify(request.args ?? {})], {
+      result: { reference: true },
+      timeout: remaining(),
+    })) as ivm.Reference<(filename: string) => Promise<string>>;
+    const script = await isolate.compileScript(request.source, { filename });
+    await script.run(context, { timeout: remaining() });
+    const answerJson = (await runMain.apply(undefined, [filename], {
+      arguments: { copy: true },
+      result: { promise: true, copy: true },
+      timeout: remaining(),
+    })) as string;
+    return decodeAnswer(answerJson, filename);
+  } catch (error) {
+    throw describeFailure(error, stopReason, isolate, request);
+  } finally {
+    clearTimeout(timer);
+    request.signal?.removeEventListener('abort', onAbort);
+    hostCall.release();
+    hostLog.release();
+    if (!isolate.isDisposed) isolate.dispose();
+  }
+}
+
+interface MainAnswer {
+  ok: boolean;
+  json?: string;
+  serialization?: boolean;
+  message?: string;
+  stack?: string;
+}
+
+function decodeAnswer(answerJson: string, filename: string): unknown {
+  const answer = JSON.parse(answerJson) as MainAnswer;
+  if (answer.ok) return JSON.parse(answer.json ?? 'null');
+  if (answer.serialization === true) throw new ToolportError('execution_failed', answer.message ?? '');
+  throw scriptError(answer.message ?? 'The script failed.', answer.stack, filename);
+}
+
+/** The script's own message with the line of the script it was thrown at (from the isolate's stack trace). */
+function scriptError(message: string, stack: string | undefined, filename: string): ToolportError {
+  const escaped = filename.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const frame = stack === undefined ? null : new RegExp(`${escaped}:(\\d+):(\\d+)`).exec(stack);
+  if (frame === null) {
+    return new ToolportError('execution_failed', `The script failed: ${message}`, {
+      details: { file: filename },
+    });
+  }
+  const line = Number(frame[1]);
+  const column = Number(frame[2]);
+  return new ToolportError(
+    'execution_failed',
+    `The script failed: ${message} (${filename}:${line}:${column})`,
+    {
+      details: { file: filename, line, column },
+    },
+  );
+}
+
+function describeFailure(
+  error: unknown,
+  stopReason: StopReason | undefined,
+  isolate: ivm.Isolate,
+  request: RunIsolatedScriptRequest,
+): ToolportError {
+  if (isToolportError(error)) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  if (stopReason === 'timeout' || /Script execution timed out/i.test(message)) {
+    return new ToolportError(
+      'timeout',
+      `The script ${request.filename} did not finish within its time limit of ${request.timeoutMs / 1000} s and was stopped.`,
+      { details: { timeoutMs: request.timeoutMs } },
+    );
+  }
+  if (stopReason === 'aborted')
+    return new ToolportError('aborted', 'The script was cancelled by the caller.');
+  if (/memory limit/i.test(message) || (isolate.isDisposed && /disposed/i.test(message))) {
+    return new ToolportError(
+      'execution_failed',
+      `The script ${request.filename} exceeded its memory limit of ${request.memoryLimitMb} MB and was stopped ` +
+        '(setting memoryLimitMb).',
+      { details: { memoryLimitMb: request.memoryLimitMb } },
+    );
+  }
+  // A syntax error or a throw at the top level of the script.
+  const stack = error instanceof Error ? error.stack : undefined;
+  return scriptError(message, stack, request.filename);
+}
