@@ -10,7 +10,7 @@ import { UsageError } from './usage-error.ts';
 export const USAGE = `toolport — a tool runtime for LLM agents
 
 Usage:
-  toolport tools list [--json]
+  toolport tools list [--json] [--workdir DIR]
   toolport tools run <name> --args '<json>' [--settings '<json>'] [--workdir DIR] [--mode chat|agent] [--chat ID]
   toolport chat --provider openai|openai-chat|anthropic|gemini --model M [--base-url URL] [-p "prompt"] [--user NAME]
   toolport mcp [--workdir DIR] [--user NAME] [--data-dir DIR] [--database-url URL]

@@ -2,6 +2,7 @@ import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
+import type { WorkspaceToolService } from '../workspace/workspace-tool-service.ts';
 import type { CliIo } from './cli-io.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -43,6 +44,8 @@ export async function runMcpCommand(argv: string[], io: CliIo, signal: AbortSign
     values['data-dir'] !== undefined || values['database-url'] !== undefined || values.user !== undefined;
   let runtime: ToolRuntime;
   let closeStored: () => Promise<void> = async () => {};
+  let rebuild: (() => Promise<ToolRuntime>) | undefined;
+  let workspaceTools: WorkspaceToolService | undefined;
   if (stored) {
     // Persistence, services and the MCP client SDK load only in this mode.
     const { openStoredMcpRuntime } = await import('./mcp-stored-runtime.ts');
@@ -57,6 +60,8 @@ export async function runMcpCommand(argv: string[], io: CliIo, signal: AbortSign
     );
     runtime = opened.runtime;
     closeStored = opened.close;
+    rebuild = opened.rebuild;
+    workspaceTools = opened.workspaceTools;
   } else {
     const [{ createToolRuntime }, { defaultToolRegistry }, { registerBuiltinTools }] = await Promise.all([
       import('../core/tool-runtime.ts'),
@@ -64,15 +69,54 @@ export async function runMcpCommand(argv: string[], io: CliIo, signal: AbortSign
       import('../tools/index.ts'),
     ]);
     const registry = registerBuiltinTools(defaultToolRegistry);
-    runtime = createToolRuntime({
-      entries: registry.listEntries(),
-      userId: 'local',
-      mode: workingDirectory === undefined ? 'chat' : 'agent',
-      ...(workingDirectory === undefined ? {} : { workingDirectory }),
-    });
+    if (workingDirectory !== undefined) {
+      // WS-1: loaded only with --workdir (the isolate and its modules stay off the plain cold start).
+      const { createWorkspaceToolService } = await import('../workspace/create-workspace-tool-service.ts');
+      const { parseOutboundAllowlist } = await import('../net/parse-outbound-allowlist.ts');
+      workspaceTools = createWorkspaceToolService({
+        outboundAllowlist: parseOutboundAllowlist(io.env.TOOLPORT_OUTBOUND_ALLOW),
+        env: io.env,
+        reservedNames: () => registry.listEntries().map((entry) => entry.tool.definition.name),
+        missingSecretsHint:
+          'toolport mcp reads secrets from a stored user: start it with --data-dir DIR --user NAME (the secrets set ' +
+          'with PUT /api/secrets/NAME on toolport serve).',
+      });
+      closeStored = () => workspaceTools!.close();
+    }
+    const service = workspaceTools;
+    rebuild = async () =>
+      createToolRuntime({
+        entries: registry.listEntries(),
+        extraEntries:
+          service === undefined || workingDirectory === undefined
+            ? []
+            : await service.listEntries(workingDirectory, { origin: 'mcp', includeMetaTools: true }),
+        userId: 'local',
+        mode: workingDirectory === undefined ? 'chat' : 'agent',
+        ...(workingDirectory === undefined ? {} : { workingDirectory }),
+      });
+    runtime = await rebuild();
   }
   const { serveMcpOverStdio } = await stdioServerModule;
-  const server = serveMcpOverStdio({ runtime });
+  let serverOptions: Parameters<typeof serveMcpOverStdio>[0] = { runtime };
+  let stopWatching: () => void = () => {};
+  if (workingDirectory !== undefined && workspaceTools !== undefined && rebuild !== undefined) {
+    // A tools.json or script change (ReloadWorkspaceTools or the watcher) rebuilds the list: list_changed.
+    const { createLiveToolRuntime } = await import('../workspace/live-tool-runtime.ts');
+    const live = createLiveToolRuntime(runtime);
+    const set = workspaceTools.getSet(workingDirectory);
+    const build = rebuild;
+    const unsubscribe = set.subscribe(() => {
+      void build().then((next) => live.replace(next));
+    });
+    const unwatch = set.watch();
+    stopWatching = () => {
+      unsubscribe();
+      unwatch();
+    };
+    serverOptions = { runtime: live, toolListChanges: live.changes };
+  }
+  const server = serveMcpOverStdio(serverOptions);
   // A client that went away mid-write must end the session, not crash the process.
   process.stdout.on('error', () => server.close());
   signal.addEventListener('abort', () => server.close(), { once: true });
@@ -81,6 +125,7 @@ export async function runMcpCommand(argv: string[], io: CliIo, signal: AbortSign
       `${workingDirectory === undefined ? '' : ` (workdir ${workingDirectory})`}\n`,
   );
   await server.closed;
+  stopWatching();
   await closeStored();
   return 0;
 }

@@ -9,6 +9,7 @@ import type { ChatRecord } from '../persistence/repositories/chat-repository.ts'
 import { loadSecretKey } from '../secrets/secret-key.ts';
 import { createToolportServices } from '../services/toolport-services.ts';
 import { registerBuiltinTools } from '../tools/index.ts';
+import type { WorkspaceToolService } from '../workspace/workspace-tool-service.ts';
 import type { CliIo } from './cli-io.ts';
 import { resolveDataDirectory, resolveDatabaseUrl } from './server-config.ts';
 import { UsageError } from './usage-error.ts';
@@ -37,7 +38,13 @@ function stderrLogger(io: CliIo): ToolportLogger {
 export async function openStoredMcpRuntime(
   options: StoredMcpRuntimeOptions,
   io: CliIo,
-): Promise<{ runtime: ToolRuntime; close(): Promise<void> }> {
+): Promise<{
+  runtime: ToolRuntime;
+  /** Builds the runtime again (a workspace's tools.json reloaded). */
+  rebuild(): Promise<ToolRuntime>;
+  workspaceTools: WorkspaceToolService;
+  close(): Promise<void>;
+}> {
   const dataDirectory = resolveDataDirectory(options.dataDirectory, io.env, io.cwd);
   const databaseUrl = resolveDatabaseUrl(options.databaseUrl, io.env, dataDirectory);
   const logger = stderrLogger(io);
@@ -50,6 +57,7 @@ export async function openStoredMcpRuntime(
       secretKey: loadSecretKey({ environmentValue: io.env.TOOLPORT_SECRET_KEY, dataDirectory, logger }).key,
       logger,
       mcp: { outboundAllowlist: parseOutboundAllowlist(io.env.TOOLPORT_OUTBOUND_ALLOW) },
+      workspaceEnvironment: io.env,
     });
     const userName = options.userName ?? DEFAULT_MCP_USER;
     const user = await services.repositories.users.findByName(userName);
@@ -74,11 +82,21 @@ export async function openStoredMcpRuntime(
             createdAt: now,
             updatedAt: now,
           };
-    const runtime = await services.toolRuntime.getEnabledToolRuntime(user, chat);
+    // WS-1: the --workdir directory is the operator's own choice, so its tools.json needs no trust row; calls over
+    // MCP run with origin mcp (g.secrets blocked; header secrets come from this user's store).
+    const rebuild = () =>
+      services.toolRuntime.getEnabledToolRuntime(user, chat, undefined, {
+        origin: 'mcp',
+        workspaceTrusted: true,
+      });
+    const runtime = await rebuild();
     return {
       runtime,
+      rebuild,
+      workspaceTools: services.workspaceTools,
       close: async () => {
         await services.mcp.close();
+        await services.workspaceTools.close();
         await services.flush();
         await database.close();
       },

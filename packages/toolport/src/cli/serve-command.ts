@@ -128,6 +128,7 @@ async function serve(
         plugins: [...(options.plugins ?? []), mcpEndpoint],
       }).catch(async (error: unknown) => {
         await services.mcp.close();
+        await services.workspaceTools.close();
         throw error;
       });
       current = server.log;
@@ -162,6 +163,7 @@ async function serve(
     process.off('SIGTERM', stop);
     await server.close();
     await services.mcp.close();
+    await services.workspaceTools.close();
     await database.close();
     throw error;
   }
@@ -173,6 +175,7 @@ async function serve(
   await server.close();
   // Every user's MCP connection and stdio child ends with the server.
   await services.mcp.close();
+  await services.workspaceTools.close();
   await services.flush();
   await database.close();
   io.stderr('toolport stopped.\n');

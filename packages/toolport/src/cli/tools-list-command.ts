@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util';
-import type { ToolRegistry } from '../core/tool-registry.ts';
+import type { RegistryEntry, ToolRegistry } from '../core/tool-registry.ts';
 import type { CliIo } from './cli-io.ts';
+import { loadCliWorkspaceTools } from './cli-workspace-tools.ts';
+import { resolveWorkdir } from './tools-run-command.ts';
 
 export interface ToolListing {
   name: string;
@@ -12,8 +14,11 @@ export interface ToolListing {
   description: string;
 }
 
-export function listTools(registry: ToolRegistry): ToolListing[] {
-  return registry.listEntries().map(({ tool, source }) => ({
+export function listTools(registry: ToolRegistry, extra: readonly RegistryEntry[] = []): ToolListing[] {
+  const entries = [...registry.listEntries(), ...extra].sort((a, b) =>
+    a.tool.definition.name.localeCompare(b.tool.definition.name),
+  );
+  return entries.map(({ tool, source }) => ({
     name: tool.definition.name,
     title: tool.settings.title,
     category: tool.settings.category,
@@ -24,14 +29,24 @@ export function listTools(registry: ToolRegistry): ToolListing[] {
   }));
 }
 
-/** `toolport tools list [--json]` */
-export function runToolsListCommand(argv: string[], registry: ToolRegistry, io: CliIo): number {
+/** `toolport tools list [--json] [--workdir DIR]` (with a workdir: its tools.json tools too, source `workspace`) */
+export async function runToolsListCommand(
+  argv: string[],
+  registry: ToolRegistry,
+  io: CliIo,
+): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { json: { type: 'boolean', default: false } },
+    options: { json: { type: 'boolean', default: false }, workdir: { type: 'string' } },
     strict: true,
   });
-  const listing = listTools(registry);
+  let extra: RegistryEntry[] = [];
+  if (values.workdir !== undefined) {
+    const workspace = await loadCliWorkspaceTools(resolveWorkdir(values.workdir, io.cwd), registry, io);
+    extra = workspace?.entries ?? [];
+    await workspace?.close();
+  }
+  const listing = listTools(registry, extra);
   if (values.json) {
     io.stdout(`${JSON.stringify({ tools: listing }, null, 2)}\n`);
     return 0;

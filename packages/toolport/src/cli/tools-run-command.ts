@@ -3,7 +3,9 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { executeTool, type ExecuteToolEnvironment } from '../core/execute-tool.ts';
 import type { ToolMode, ToolSettingsInput } from '../core/tool-types.ts';
+import type { ToolRegistry } from '../core/tool-registry.ts';
 import type { CliIo } from './cli-io.ts';
+import { loadCliWorkspaceTools } from './cli-workspace-tools.ts';
 import { UsageError, parseJsonOption } from './usage-error.ts';
 
 /** `--settings` JSON: `{"enabled": true, "timeoutSeconds": 10}`; a nested `parameters` object is accepted too. */
@@ -24,7 +26,7 @@ export function parseSettingsOverrides(value: unknown): ToolSettingsInput {
   return overrides;
 }
 
-function resolveWorkdir(directory: string, cwd: string): string {
+export function resolveWorkdir(directory: string, cwd: string): string {
   const absolute = resolve(cwd, directory);
   let real: string;
   try {
@@ -80,6 +82,11 @@ export async function runToolsRunCommand(
   const mode: ToolMode =
     (values.mode as ToolMode | undefined) ?? (workingDirectory === undefined ? 'chat' : 'agent');
 
+  const registry = environment.registry;
+  const workspace =
+    workingDirectory === undefined || registry === undefined || !('listEntries' in registry)
+      ? undefined
+      : await loadCliWorkspaceTools(workingDirectory, registry as ToolRegistry, io);
   const outcome = await executeTool(
     {
       toolName,
@@ -91,8 +98,11 @@ export async function runToolsRunCommand(
       settingsOverrides,
       signal,
     },
-    environment,
-  );
+    workspace === undefined ? environment : { ...environment, registry: workspace.lookup },
+  ).finally(() => workspace?.close());
+  // A workspace script's console output: on stderr, so stdout stays the result's JSON.
+  if (outcome.logs !== undefined)
+    io.stderr(`logs:\n${outcome.logs}${outcome.logs.endsWith('\n') ? '' : '\n'}`);
   if (outcome.ok) {
     io.stdout(`${JSON.stringify(outcome.result, null, 2) ?? 'null'}\n`);
     return 0;

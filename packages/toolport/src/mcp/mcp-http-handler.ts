@@ -1,7 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { httpStatusForErrorCode } from '../core/error-codes.ts';
+import { isToolportError } from '../core/errors.ts';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
 import { createMcpServer, type McpCallCancellation } from './mcp-server.ts';
+import type { ToolListChanges } from './tool-list-changes.ts';
 
 /** Who is calling, as the auth hook decided. The lead's hook maps a bearer token to a user. */
 export interface McpHttpPrincipal {
@@ -15,6 +18,8 @@ export interface McpHttpHandlerOptions {
   ): Promise<McpHttpPrincipal | undefined> | McpHttpPrincipal | undefined;
   /** The caller's enabled tools (`getEnabledToolRuntime` in the service). */
   getRuntime(principal: McpHttpPrincipal, request: IncomingMessage): Promise<ToolRuntime> | ToolRuntime;
+  /** Changes to the caller's tool list during a call (a workspace reload), sent as list_changed on that call. */
+  getToolListChanges?(principal: McpHttpPrincipal, request: IncomingMessage): ToolListChanges | undefined;
   /**
    * DNS-rebinding protection: hostnames (no port) the `Host` header may name. Default: localhost, 127.0.0.1, [::1].
    * A server reachable under another name lists it here.
@@ -124,10 +129,21 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
       return sendJsonRpcError(response, 405, 'This MCP endpoint is stateless: use POST.', { allow: 'POST' });
     }
 
+    let runtime: ToolRuntime;
     try {
-      const runtime = await options.getRuntime(principal, request);
+      runtime = await options.getRuntime(principal, request);
+    } catch (error) {
+      // A refusal of the request itself (a workspace the caller may not use) keeps its status and message.
+      if (isToolportError(error))
+        return sendJsonRpcError(response, httpStatusForErrorCode(error.code), error.message);
+      options.onError?.(error);
+      return sendJsonRpcError(response, 500, 'Internal error while handling the MCP request.');
+    }
+    try {
+      const toolListChanges = options.getToolListChanges?.(principal, request);
       const server = createMcpServer({
         runtime,
+        ...(toolListChanges === undefined ? {} : { toolListChanges }),
         cancellation: cancellationFor(principal.userId),
         ...(options.serverInfo ? { serverInfo: options.serverInfo } : {}),
       });

@@ -11,6 +11,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
 import { toCallToolResult, toMcpTool, unknownToolMessage } from './mcp-tool-projection.ts';
+import type { ToolListChanges } from './tool-list-changes.ts';
 
 export interface CreateMcpServerOptions {
   /** The tools to serve: the calling user's enabled tools (`createToolRuntime` / `getEnabledToolRuntime`). */
@@ -22,6 +23,11 @@ export interface CreateMcpServerOptions {
    * request (another server instance) than the call it cancels. Without it the SDK's per-connection handling applies.
    */
   cancellation?: McpCallCancellation;
+  /**
+   * A change during a call (ReloadWorkspaceTools) is sent as `notifications/tools/list_changed` on that call's
+   * response stream: a stateless transport has no other stream to send it on.
+   */
+  toolListChanges?: ToolListChanges;
 }
 
 export interface McpCallCancellation {
@@ -40,7 +46,7 @@ export const DEFAULT_MCP_SERVER_INFO = { name: 'toolport', version: '0.1.0' } as
 export function createMcpServer(options: CreateMcpServerOptions): Server {
   const { runtime } = options;
   const server = new Server(options.serverInfo ?? DEFAULT_MCP_SERVER_INFO, {
-    capabilities: { tools: { listChanged: false } },
+    capabilities: { tools: { listChanged: options.toolListChanges !== undefined } },
     ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
   });
   const byName = new Set(runtime.tools.map((tool) => tool.definition.name));
@@ -63,6 +69,10 @@ export function createMcpServer(options: CreateMcpServerOptions): Server {
       untrack = options.cancellation.track(extra.requestId, controller);
       signal = controller.signal;
     }
+    let changed = false;
+    const unsubscribe = options.toolListChanges?.subscribe(() => {
+      changed = true;
+    });
     const outcome = await runtime
       .execute(
         {
@@ -85,7 +95,13 @@ export function createMcpServer(options: CreateMcpServerOptions): Server {
                 },
         },
       )
-      .finally(() => untrack?.());
+      .finally(() => {
+        untrack?.();
+        unsubscribe?.();
+      });
+    if (changed) {
+      await extra.sendNotification({ method: 'notifications/tools/list_changed' }).catch(() => {});
+    }
     const result = toCallToolResult(outcome);
     if (result === undefined) throw new McpError(McpErrorCode.InvalidParams, unknownToolMessage(name));
     return result;

@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
 import { toCallToolResult, toMcpTool, unknownToolMessage } from './mcp-tool-projection.ts';
+import type { ToolListChanges } from './tool-list-changes.ts';
 
 /*
  * `toolport mcp`'s stdio server (MCP-2). It speaks the small part of MCP a tools-only server needs — initialize, ping,
@@ -33,6 +34,8 @@ export interface ServeMcpStdioOptions {
   serverInfo?: { name: string; version: string };
   input?: Readable;
   output?: Writable;
+  /** When given, `runtime.tools` may change: the server re-lists and sends `notifications/tools/list_changed`. */
+  toolListChanges?: ToolListChanges;
 }
 
 export interface McpStdioServer {
@@ -54,7 +57,7 @@ export function serveMcpOverStdio(options: ServeMcpStdioOptions): McpStdioServer
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stdout;
   const serverInfo = options.serverInfo ?? { name: 'toolport', version: '0.1.0' };
-  const enabled = new Set(runtime.tools.map((tool) => tool.definition.name));
+  let enabled = new Set(runtime.tools.map((tool) => tool.definition.name));
   const inFlight = new Map<RequestId, AbortController>();
   const running = new Set<Promise<void>>();
   let listing: unknown[] | undefined;
@@ -111,7 +114,8 @@ export function serveMcpOverStdio(options: ServeMcpStdioOptions): McpStdioServer
           typeof requested === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(requested)
             ? requested
             : SUPPORTED_PROTOCOL_VERSIONS[0];
-        return reply(id, { protocolVersion, capabilities: { tools: { listChanged: false } }, serverInfo });
+        const listChanged = options.toolListChanges !== undefined;
+        return reply(id, { protocolVersion, capabilities: { tools: { listChanged } }, serverInfo });
       }
       case 'ping':
         return reply(id, {});
@@ -184,9 +188,15 @@ export function serveMcpOverStdio(options: ServeMcpStdioOptions): McpStdioServer
   const closed = new Promise<void>((resolve) => {
     resolveClosed = resolve;
   });
+  const unsubscribe = options.toolListChanges?.subscribe(() => {
+    enabled = new Set(runtime.tools.map((tool) => tool.definition.name));
+    listing = undefined;
+    send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+  });
   const close = (): void => {
     if (!open) return;
     open = false;
+    unsubscribe?.();
     input.off('data', onData);
     for (const controller of inFlight.values()) controller.abort(new Error('The MCP session ended.'));
     resolveClosed();

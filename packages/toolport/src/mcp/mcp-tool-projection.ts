@@ -28,14 +28,16 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * message); `undefined` means the tool is unknown or disabled, which MCP servers answer with a protocol error.
  */
 export function toCallToolResult(outcome: ToolExecutionOutcome): CallToolResult | undefined {
+  // A workspace script's console output is a second text item, after the result (WS-1).
+  const logs = outcome.logs === undefined ? [] : [{ type: 'text' as const, text: outcome.logs }];
   if (outcome.ok) {
     return {
-      content: [{ type: 'text', text: outcome.output }],
+      content: [{ type: 'text', text: outcome.output }, ...logs],
       ...(isPlainObject(outcome.result) && !outcome.truncated ? { structuredContent: outcome.result } : {}),
     };
   }
   if (outcome.error.code === 'not_found' || outcome.error.code === 'disabled') return undefined;
-  return { isError: true, content: [{ type: 'text', text: outcome.output }] };
+  return { isError: true, content: [{ type: 'text', text: outcome.output }, ...logs] };
 }
 
 export function unknownToolMessage(name: string): string {

@@ -17,6 +17,7 @@ import {
 } from '../persistence/repositories/tool-settings-repository.ts';
 import type { SecretService } from './secret-service.ts';
 import type { ToolCatalog } from './tool-catalog.ts';
+import type { WorkspaceToolAccess, WorkspaceToolRequest } from './workspace-tool-access.ts';
 
 export interface ToolRuntimeServiceOptions {
   catalog: ToolCatalog;
@@ -30,6 +31,8 @@ export interface ToolRuntimeServiceOptions {
   maxResultCharacters?: number;
   /** Denied to every filesystem tool (ToolServices.protectedPaths): the server's data directory. */
   protectedPaths?: readonly string[];
+  /** WS-1: the tools of an agent-mode chat's working directory that holds a tools.json. */
+  workspaceTools?: WorkspaceToolAccess;
 }
 
 export interface EnabledToolRuntimeOptions {
@@ -38,6 +41,10 @@ export interface EnabledToolRuntimeOptions {
   signal?: AbortSignal;
   /** Per-call services for tools (the user's image generation and image store), added to the shared ones. */
   toolServices?: Pick<ToolServices, 'images' | 'imageStore'>;
+  /** Who the runtime serves (WS-1 script origin: `g.secrets` is blocked under `mcp`). Default `chat`. */
+  origin?: WorkspaceToolRequest['origin'];
+  /** The working directory was named by the operator (`toolport mcp --workdir`): its tools.json needs no trust row. */
+  workspaceTrusted?: boolean;
 }
 
 /**
@@ -63,17 +70,24 @@ export class ToolRuntimeService {
     options: EnabledToolRuntimeOptions = {},
   ): Promise<ToolRuntime> {
     const { catalog, toolSettings, secrets } = this.#options;
-    const [saved, catalogExtras, agentPermissions] = await Promise.all([
+    const workingDirectory = chat?.workingDirectory ?? undefined;
+    const workspaceTools = this.#options.workspaceTools;
+    const [saved, catalogExtras, agentPermissions, workspaceEntries] = await Promise.all([
       toolSettings.listForUser(user.id),
       catalog.listExtra(user.id, options.signal),
       agent ? this.#agentPermissions(user.id, agent.id) : Promise.resolve(undefined),
+      workspaceTools !== undefined && workingDirectory !== undefined && chat?.mode === 'agent'
+        ? workspaceTools(user, workingDirectory, {
+            origin: options.origin ?? 'chat',
+            ...(options.workspaceTrusted === true ? { trusted: true } : {}),
+          })
+        : Promise.resolve([]),
     ]);
     const savedSettings = new Map<string, ToolSettingsInput>();
     for (const [name, stored] of saved) savedSettings.set(name, toSettingsInput(stored));
-    const workingDirectory = chat?.workingDirectory ?? undefined;
     return createToolRuntime({
       entries: catalog.listRegistered(),
-      extraEntries: [...catalogExtras, ...(options.extraEntries ?? [])],
+      extraEntries: [...catalogExtras, ...workspaceEntries, ...(options.extraEntries ?? [])],
       savedSettings,
       userId: user.id,
       chatId: chat?.id,

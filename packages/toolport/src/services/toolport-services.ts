@@ -14,6 +14,9 @@ import { SecretService } from './secret-service.ts';
 import { createToolCatalog, type ToolCatalog, type UserToolSource } from './tool-catalog.ts';
 import { ToolRuntimeService } from './tool-runtime-service.ts';
 import { ToolSettingsService } from './tool-settings-service.ts';
+import { createWorkspaceToolAccess } from './workspace-tool-access.ts';
+import { createWorkspaceToolService } from '../workspace/create-workspace-tool-service.ts';
+import type { WorkspaceToolService } from '../workspace/workspace-tool-service.ts';
 
 export interface ToolportServicesOptions {
   database: ToolportDatabase;
@@ -36,6 +39,8 @@ export interface ToolportServicesOptions {
   providerMaxRetries?: number;
   /** SPEC AUTH-2: what non-admin users may do (default: `DEFAULT_OPERATOR_POLICY`, safe for untrusted users). */
   policy?: OperatorPolicy;
+  /** WS-1 workspace scripts: `TOOLPORT_CHROMIUM_PATH`/PATH for g.nav (default process.env). */
+  workspaceEnvironment?: Readonly<Record<string, string | undefined>>;
 }
 
 /** Everything the HTTP routes, the CLI and later the agent loop call, wired once over one database. */
@@ -55,6 +60,8 @@ export interface ToolportServices {
   readonly imageStore: FileImageStore | undefined;
   /** The operator policy every service enforces (frozen). */
   readonly policy: OperatorPolicy;
+  /** WS-1: every workspace's tools.json, loaded once per directory. `workspaceTools.close()` on shutdown. */
+  readonly workspaceTools: WorkspaceToolService;
   /** Waits for background audit inserts; the caller closes the database. */
   flush(): Promise<void>;
 }
@@ -71,6 +78,16 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
   });
   const catalog = createToolCatalog(options.registry, [...(options.toolSources ?? []), mcp.toolSource]);
   const chats = new ChatService(repositories.chats, repositories.freshnessLedger);
+  const policy = options.policy ?? DEFAULT_OPERATOR_POLICY;
+  const workspaceTools = createWorkspaceToolService({
+    ...(options.mcp?.outboundAllowlist === undefined
+      ? {}
+      : { outboundAllowlist: options.mcp.outboundAllowlist }),
+    ...(options.workspaceEnvironment === undefined ? {} : { env: options.workspaceEnvironment }),
+    reservedNames: () => options.registry.listEntries().map((entry) => entry.tool.definition.name),
+    ...(options.protectedPaths === undefined ? {} : { deniedPaths: options.protectedPaths }),
+    missingSecretsHint: "set it in the user's secrets (PUT /api/secrets/NAME).",
+  });
   const providers = new ProviderConfigService({
     repository: repositories.providerConfigs,
     secrets,
@@ -86,6 +103,12 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
     http: options.http,
     logger: options.logger,
     protectedPaths: options.protectedPaths,
+    workspaceTools: createWorkspaceToolAccess({
+      service: workspaceTools,
+      users: repositories.users,
+      trust: repositories.workspaceTrust,
+      policy,
+    }),
   });
   return {
     database: options.database,
@@ -113,7 +136,8 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
     }),
     mcp,
     imageStore: options.imageStore,
-    policy: options.policy ?? DEFAULT_OPERATOR_POLICY,
+    policy,
+    workspaceTools,
     flush: () => repositories.toolExecutions.flush(),
   };
 }

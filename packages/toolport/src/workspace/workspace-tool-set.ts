@@ -34,6 +34,7 @@ export class WorkspaceToolSet {
   #present = false;
   #loaded: Promise<void> | undefined;
   #stamp = '';
+  readonly #listeners = new Set<(report: WorkspaceReloadReport) => void>();
 
   constructor(directory: string, options: LoadWorkspaceToolsOptions = {}) {
     this.directory = directory;
@@ -104,12 +105,20 @@ export class WorkspaceToolSet {
     this.#specs = file?.tools ?? [];
     this.#errors = [];
     this.#sha256 = file?.sha256;
-    return {
+    const report: WorkspaceReloadReport = {
       accepted: true,
       tools: this.#specs.map((spec) => spec.name),
       errors: [],
       message: `Loaded ${this.#specs.length} workspace tool${this.#specs.length === 1 ? '' : 's'} from tools.json.`,
     };
+    for (const listener of this.#listeners) listener(report);
+    return report;
+  }
+
+  /** Called after every accepted reload (ReloadWorkspaceTools, the watcher, a changed file noticed by a lookup). */
+  subscribe(listener: (report: WorkspaceReloadReport) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 
   async #fileStamp(): Promise<string> {
@@ -122,10 +131,10 @@ export class WorkspaceToolSet {
   }
 
   /**
-   * Watches tools.json and the scripts' directories; a change (debounced) reloads the set and calls `onChange` when
-   * the reload was accepted. Returns the stop function.
+   * Watches tools.json and the scripts' directories; a change (debounced) reloads the set, which tells the
+   * subscribers when the reload was accepted. Returns the stop function.
    */
-  watch(onChange: (report: WorkspaceReloadReport) => void): () => void {
+  watch(): () => void {
     const watchers: FSWatcher[] = [];
     let timer: NodeJS.Timeout | undefined;
     let stopped = false;
@@ -140,10 +149,8 @@ export class WorkspaceToolSet {
       if (stopped || !relevant(filename)) return;
       clearTimeout(timer);
       timer = setTimeout(() => {
-        void this.reload().then((report) => {
-          if (stopped) return;
-          rewatch();
-          if (report.accepted) onChange(report);
+        void this.reload().then(() => {
+          if (!stopped) rewatch();
         });
       }, WATCH_DEBOUNCE_MS);
     };

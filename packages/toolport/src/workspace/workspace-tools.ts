@@ -57,18 +57,13 @@ function metaTool(
   };
 }
 
-export interface WorkspaceMetaToolsOptions extends WorkspaceToolsOptions {
-  /** Called after an accepted ReloadWorkspaceTools (the MCP servers send list_changed). */
-  onReloaded?: () => void;
-}
-
 /**
  * GetWorkspaceTools, ExecuteWorkspaceTool and ReloadWorkspaceTools: the three tools that give a client that ignores
  * `list_changed` the workspace's tools anyway. Header values and templates are never listed.
  */
 export function createWorkspaceMetaTools(
   set: WorkspaceToolSet,
-  options: WorkspaceMetaToolsOptions,
+  options: WorkspaceToolsOptions,
 ): RegisteredTool[] {
   const listing = () => ({
     workspace: set.directory,
@@ -157,7 +152,6 @@ export function createWorkspaceMetaTools(
             details: { errors: report.errors },
           });
         }
-        options.onReloaded?.();
         return { ...listing(), message: report.message };
       },
     ),

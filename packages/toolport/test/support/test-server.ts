@@ -41,6 +41,7 @@ export async function startTestServer(
     close: async () => {
       await app.close();
       await services.mcp.close();
+      await services.workspaceTools.close();
       await services.flush();
     },
   };

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { createMcpHttpHandler, DEFAULT_MCP_ALLOWED_HOSTS } from '../../mcp/mcp-http-handler.ts';
+import { resolveMcpWorkspace, workspaceChat, workspaceParameter } from './mcp-workspace.ts';
 import { TOOLPORT_VERSION, type ToolportServerPlugin } from '../build-server.ts';
 
 export interface McpEndpointOptions {
@@ -42,10 +43,21 @@ export function createMcpEndpointPlugin(options: McpEndpointOptions = {}): Toolp
         const user = token === undefined ? undefined : await services.tokens.authenticate(token);
         return user === undefined ? undefined : { userId: user.id };
       },
-      getRuntime: (principal, request) => {
-        const build = () => services.toolRuntime.getEnabledToolRuntime({ id: principal.userId });
+      getRuntime: async (principal, request) => {
+        const workspace = await resolveMcpWorkspace(services, principal.userId, request);
+        const build = () =>
+          services.toolRuntime.getEnabledToolRuntime(
+            { id: principal.userId },
+            workspace === undefined ? undefined : workspaceChat(principal.userId, workspace),
+            undefined,
+            { origin: 'mcp' },
+          );
         // This process's own pool calling back (a server configured to point at this /mcp): no MCP tools, no loop.
         return services.mcp.isOwnClient(request.headers) ? services.mcp.withoutMcpTools(build) : build();
+      },
+      getToolListChanges: (_principal, request) => {
+        const workspace = workspaceParameter(request);
+        return workspace === undefined ? undefined : services.workspaceTools.getSet(workspace);
       },
       ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
       ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
