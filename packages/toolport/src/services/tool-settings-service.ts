@@ -56,6 +56,11 @@ export interface ToolSettingsServiceOptions {
   repository: ToolSettingsRepository;
   catalog: ToolCatalog;
   logger?: ToolportLogger;
+  /**
+   * Tools listed for settings only, not offered by the catalog: a user's workspace tools (WS-1, `source:
+   * 'workspace'`), which a runtime gets only for a chat bound to their directory.
+   */
+  listSettingsOnlyEntries?: (userId: string) => Promise<readonly RegistryEntry[]>;
 }
 
 /** Seed "Arquitetura": the application layer between the routes and registry + policy + repository. */
@@ -63,16 +68,29 @@ export class ToolSettingsService {
   readonly #repository: ToolSettingsRepository;
   readonly #catalog: ToolCatalog;
   readonly #logger: ToolportLogger | undefined;
+  readonly #listSettingsOnlyEntries: ToolSettingsServiceOptions['listSettingsOnlyEntries'];
 
   constructor(options: ToolSettingsServiceOptions) {
     this.#repository = options.repository;
     this.#catalog = options.catalog;
     this.#logger = options.logger;
+    this.#listSettingsOnlyEntries = options.listSettingsOnlyEntries;
+  }
+
+  async #listEntries(userId: string): Promise<RegistryEntry[]> {
+    const [entries, settingsOnly] = await Promise.all([
+      this.#catalog.listForUser(userId),
+      this.#listSettingsOnlyEntries?.(userId) ?? Promise.resolve([]),
+    ]);
+    if (settingsOnly.length === 0) return entries;
+    const names = new Set(entries.map((entry) => entry.tool.definition.name));
+    const merged = [...entries, ...settingsOnly.filter((entry) => !names.has(entry.tool.definition.name))];
+    return merged.sort((a, b) => a.tool.definition.name.localeCompare(b.tool.definition.name));
   }
 
   async list(userId: string): Promise<ToolSettingsDescriptor[]> {
     const [entries, saved] = await Promise.all([
-      this.#catalog.listForUser(userId),
+      this.#listEntries(userId),
       this.#repository.listForUser(userId),
     ]);
     return entries.map((entry) => this.#describe(entry, saved.get(entry.tool.definition.name)));
@@ -136,7 +154,7 @@ export class ToolSettingsService {
   }
 
   async #find(userId: string, toolName: string): Promise<RegistryEntry> {
-    const entry = (await this.#catalog.listForUser(userId)).find(
+    const entry = (await this.#listEntries(userId)).find(
       (candidate) => candidate.tool.definition.name === toolName,
     );
     if (entry === undefined) {

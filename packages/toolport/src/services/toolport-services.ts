@@ -14,7 +14,7 @@ import { SecretService } from './secret-service.ts';
 import { createToolCatalog, type ToolCatalog, type UserToolSource } from './tool-catalog.ts';
 import { ToolRuntimeService } from './tool-runtime-service.ts';
 import { ToolSettingsService } from './tool-settings-service.ts';
-import { createWorkspaceToolAccess } from './workspace-tool-access.ts';
+import { createWorkspaceToolAccess, listUserWorkspaceEntries } from './workspace-tool-access.ts';
 import { createWorkspaceToolService } from '../workspace/create-workspace-tool-service.ts';
 import type { WorkspaceToolService } from '../workspace/workspace-tool-service.ts';
 
@@ -119,6 +119,8 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
       repository: repositories.toolSettings,
       catalog,
       logger: options.logger,
+      listSettingsOnlyEntries: (userId) =>
+        listUserWorkspaceEntries(workspaceTools, repositories.workspaceTrust, chats, userId),
     }),
     toolRuntime,
     secrets,

@@ -2,6 +2,7 @@ import { ToolportError } from '../core/errors.ts';
 import type { RegistryEntry } from '../core/tool-registry.ts';
 import type { UserRepository } from '../persistence/repositories/user-repository.ts';
 import type { WorkspaceTrustRepository } from '../persistence/repositories/workspace-trust-repository.ts';
+import type { ChatService } from './chat-service.ts';
 import { audienceAllows, type OperatorPolicy } from '../policy/operator-policy.ts';
 import type { WorkspaceScriptOrigin } from '../workspace/workspace-script-tool.ts';
 import type { WorkspaceToolService } from '../workspace/workspace-tool-service.ts';
@@ -72,4 +73,25 @@ export function createWorkspaceToolAccess(options: {
             },
           }),
     });
+}
+
+/**
+ * For the settings API (`source: 'workspace'`): the tools of every workspace the user trusted or has an agent-mode
+ * chat in, so each can be enabled or disabled per user before and after it is trusted.
+ */
+export async function listUserWorkspaceEntries(
+  service: WorkspaceToolService,
+  trust: WorkspaceTrustRepository,
+  chats: ChatService,
+  userId: string,
+): Promise<RegistryEntry[]> {
+  const directories = new Set<string>();
+  for (const row of await trust.list(userId)) directories.add(row.directory);
+  for (const chat of await chats.list(userId)) {
+    if (chat.workingDirectory !== null && chat.mode === 'agent') directories.add(chat.workingDirectory);
+  }
+  const lists = await Promise.all(
+    [...directories].sort().map((directory) => service.listEntries(directory, { origin: 'api' })),
+  );
+  return lists.flat();
 }

@@ -21,7 +21,7 @@ export const ToolSettingsDescriptorSchema = Type.Object(
     title: Type.String(),
     description: Type.String(),
     category: Type.String(),
-    source: Type.String({ description: 'builtin, custom or mcp' }),
+    source: Type.String({ description: 'builtin, custom, mcp or workspace' }),
     enabled: Type.Boolean(),
     enabledByDefault: Type.Boolean(),
     canDisable: Type.Boolean(),
