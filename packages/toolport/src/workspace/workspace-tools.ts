@@ -106,11 +106,13 @@ export function createWorkspaceMetaTools(
         const spec = set.specs.find((candidate) => candidate.name === name);
         if (spec === undefined) {
           const names = set.specs.map((candidate) => candidate.name);
+          // validation_failed, not not_found: MCP answers an unknown *tool* with a protocol error, and this is an
+          // isError result the model can read (the `name` argument is wrong).
           throw new ToolportError(
-            'not_found',
+            'validation_failed',
             `No workspace tool named ${JSON.stringify(name)}. The workspace's tools: ` +
               `${names.length === 0 ? '(none)' : names.join(', ')}.`,
-            { details: { tools: names } },
+            { details: { argument: 'name', tools: names } },
           );
         }
         const tool = createWorkspaceScriptTool(spec, { ...options, directory: set.directory });
