@@ -83,17 +83,18 @@ export const ISOLATE_BOOTSTRAP_SOURCE = String.raw`(function (hostCall, hostLog,
     enumerable: false,
   });
 
-  // Runs main() and hands back one JSON text: the value, or what the script threw (message and stack).
+  // Runs main() and hands back one text: "V" + the value's JSON, or "E" + JSON of what the script threw (message and
+  // stack). The value is not wrapped in another JSON document: a 1 MB result is stringified once and parsed once.
   return async function runMain(filename) {
     try {
       if (typeof globalThis.main !== 'function') {
         throw new ErrorClass('The script does not define a main() function (async function main() { ... }).');
       }
       const value = await globalThis.main();
-      return stringify({ ok: true, json: strictJson(value) });
+      return 'V' + strictJson(value);
     } catch (error) {
       if (error !== null && typeof error === 'object' && error.__toolportSerialization === true) {
-        return stringify({ ok: false, serialization: true, message: error.message });
+        return 'E' + stringify({ serialization: true, message: error.message });
       }
       let message;
       let stack;
@@ -103,7 +104,7 @@ export const ISOLATE_BOOTSTRAP_SOURCE = String.raw`(function (hostCall, hostLog,
       } catch {
         message = 'The script threw a value that cannot be described.';
       }
-      return stringify({ ok: false, message, stack, filename });
+      return 'E' + stringify({ message, stack, filename });
     }
   };
 

@@ -67,20 +67,32 @@ async function prepareIsolate(memoryLimitMb: number): Promise<PreparedIsolate> {
 async function takeIsolate(memoryLimitMb: number): Promise<PreparedIsolate> {
   const spare = spareIsolates.get(memoryLimitMb);
   spareIsolates.delete(memoryLimitMb);
-  const refill = (): void => {
-    if (spareIsolates.has(memoryLimitMb)) return;
-    const next = prepareIsolate(memoryLimitMb);
-    next.catch(() => spareIsolates.delete(memoryLimitMb));
-    spareIsolates.set(memoryLimitMb, next);
-  };
   if (spare !== undefined) {
     const prepared = await spare.catch(() => undefined);
-    setImmediate(refill);
     if (prepared !== undefined && !prepared.isolate.isDisposed) return prepared;
   }
-  const prepared = await prepareIsolate(memoryLimitMb);
-  setImmediate(refill);
-  return prepared;
+  return prepareIsolate(memoryLimitMb);
+}
+
+/**
+ * Prepares the next spare after a call has finished, never during one: creating an isolate takes about a
+ * millisecond of this thread, which would land inside the next call's awaits.
+ */
+function refillSpare(memoryLimitMb: number): void {
+  if (spareIsolates.has(memoryLimitMb)) return;
+  const next = prepareIsolate(memoryLimitMb);
+  next.catch(() => spareIsolates.delete(memoryLimitMb));
+  spareIsolates.set(memoryLimitMb, next);
+}
+
+/** Waits until a spare isolate for `memoryLimitMb` is prepared (benchmarks measure the warm path with it). */
+export async function prepareSpareIsolate(memoryLimitMb: number): Promise<void> {
+  let spare = spareIsolates.get(memoryLimitMb);
+  if (spare === undefined) {
+    spare = prepareIsolate(memoryLimitMb);
+    spareIsolates.set(memoryLimitMb, spare);
+  }
+  await spare;
 }
 
 /** Disposes the prepared spares (tests and benchmarks call it to compare cold and warm starts). */
@@ -146,21 +158,23 @@ export async function runIsolatedScript(request: RunIsolatedScriptRequest): Prom
     request.signal?.removeEventListener('abort', onAbort);
     hostCall.release();
     hostLog.release();
-    if (!isolate.isDisposed) isolate.dispose();
+    // After the answer is delivered: disposing and preparing the next spare are not part of this call's latency.
+    setImmediate(() => {
+      if (!isolate.isDisposed) isolate.dispose();
+      refillSpare(request.memoryLimitMb);
+    });
   }
 }
 
-interface MainAnswer {
-  ok: boolean;
-  json?: string;
+interface MainFailure {
   serialization?: boolean;
   message?: string;
   stack?: string;
 }
 
 function decodeAnswer(answerJson: string, filename: string): unknown {
-  const answer = JSON.parse(answerJson) as MainAnswer;
-  if (answer.ok) return JSON.parse(answer.json ?? 'null');
+  if (answerJson.startsWith('V')) return JSON.parse(answerJson.slice(1));
+  const answer = JSON.parse(answerJson.slice(1)) as MainFailure;
   if (answer.serialization === true) throw new ToolportError('execution_failed', answer.message ?? '');
   throw scriptError(answer.message ?? 'The script failed.', answer.stack, filename);
 }
