@@ -4,7 +4,7 @@ import { ToolportError, isToolportError } from './errors.ts';
 import type { ToolExecutionRecorder } from './execution-recorder.ts';
 import { toolDeadlines } from './deadline-scheduler.ts';
 import { silentLogger } from './logger.ts';
-import { redactSecretsDeep, redactSecretsInText } from './redact-secrets.ts';
+import { redactSecretsDeep, redactSecretsInText, withEncodedSecretVariants } from './redact-secrets.ts';
 import { serializeToolResult, DEFAULT_MAX_RESULT_CHARACTERS } from './serialize-result.ts';
 import { getSafeEffectiveToolSettings, getToolTimeoutMs } from './settings-policy.ts';
 import { parseToolArgumentsJson, validateToolArguments } from './tool-arguments.ts';
@@ -196,7 +196,7 @@ export async function executeTool(
   // If they cannot be loaded, nothing the tool returns can be shown safely: the call fails closed.
   let secretValues: readonly string[] | undefined = listSecretValues === undefined ? [] : undefined;
   const loadSecrets = async (): Promise<readonly string[]> => {
-    secretValues ??= await listSecretValues!();
+    secretValues ??= withEncodedSecretVariants(await listSecretValues!());
     return secretValues;
   };
   const secretsUnavailable = (error: unknown): ToolExecutionOutcome => {

@@ -39,7 +39,8 @@ export const ISOLATE_BOOTSTRAP_SOURCE = String.raw`(function (hostCall, hostLog,
       for (let index = 0; index < arguments.length; index += 1) {
         line += (index === 0 ? '' : ' ') + formatLogPart(arguments[index]);
       }
-      hostLog.applyIgnored(undefined, [level, line], logOptions);
+      // Synchronous: a line logged just before main() returns must be there when its result is.
+      hostLog.applySync(undefined, [level, line], logOptions);
     };
   }
 

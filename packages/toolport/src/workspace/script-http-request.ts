@@ -1,4 +1,5 @@
 import { ToolportError } from '../core/errors.ts';
+import { redactSecretsInText, withEncodedSecretVariants } from '../core/redact-secrets.ts';
 import type { OutboundHttpClient } from '../core/tool-types.ts';
 
 /** What a script passes to `g.http.makeHttpRequest` and gets back (seed: `{url, method, headers, body}`). */
@@ -55,12 +56,6 @@ function mergeHeaders(
   return { ...merged, ...injected };
 }
 
-function hide(text: string, values: readonly string[]): string {
-  let hidden = text;
-  for (const value of values) if (value.length >= 4) hidden = hidden.replaceAll(value, '***');
-  return hidden;
-}
-
 /**
  * `g.http.makeHttpRequest` on the host: through NET-1 (`client`), with the tool's resolved headers injected here —
  * the script never receives their values, and a server echoing them back has them masked before the script sees the
@@ -75,6 +70,9 @@ export async function performScriptHttpRequest(
   signal: AbortSignal,
 ): Promise<ScriptHttpResponse> {
   const request = readRequest(payload);
+  // Raw, Base64, URL-encoded and JSON-escaped forms: the same set executeTool redacts from results.
+  const hidden = withEncodedSecretVariants(secretValues);
+  const hide = (text: string): string => redactSecretsInText(text, hidden);
   const response = await client.request(
     {
       url: request.url,
@@ -85,10 +83,10 @@ export async function performScriptHttpRequest(
     signal,
   );
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(response.headers)) headers[name] = hide(value, secretValues);
+  for (const [name, value] of Object.entries(response.headers)) headers[name] = hide(value);
   return {
     status: response.status,
     headers,
-    body: hide(new TextDecoder().decode(response.body), secretValues),
+    body: hide(new TextDecoder().decode(response.body)),
   };
 }

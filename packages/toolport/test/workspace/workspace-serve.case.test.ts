@@ -153,11 +153,16 @@ describe.each(TEST_ENGINES)('WS-1 workspace tools in serve on %s', (engine) => {
     expect(leaky.body.logs).not.toContain(TICKET_KEY);
   });
 
-  it('g.secrets works under origin api and the value is redacted from result and logs', async () => {
+  it('g.secrets works under origin api and the value is redacted from result and logs, raw or encoded', async () => {
     const outcome = await execute(alice, aliceChat, 'read-secret');
     expect(outcome.status).toBe(200);
-    expect(outcome.body.result).toEqual({ value: '***' });
-    expect(outcome.raw).not.toContain(TICKET_KEY);
+    expect((outcome.body.result as { value: string }).value).toBe('***');
+    const base64 = Buffer.from(`user:${TICKET_KEY}`).toString('base64');
+    expect(base64.length).toBeGreaterThan(20);
+    for (const leaked of [TICKET_KEY, encodeURIComponent(`${TICKET_KEY}/`), base64, base64.slice(8, 24)]) {
+      expect(outcome.raw).not.toContain(leaked);
+    }
+    expect(outcome.body.logs).toContain('***');
   });
 
   it('a looping or allocating script gets a clear error and the server keeps serving', async () => {
