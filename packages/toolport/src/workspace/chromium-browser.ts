@@ -1,10 +1,8 @@
+import type { Browser as PlaywrightBrowser, Page as PlaywrightPage } from 'playwright-core';
 import { ToolportError } from '../core/errors.ts';
 import type { OutboundHttpClient } from '../core/tool-types.ts';
 import { findExecutableOnPath } from '../tools/shell/find-executable-on-path.ts';
 import type { BrowserLauncher, BrowserSession } from './workspace-browser.ts';
-
-type PlaywrightBrowser = import('playwright-core').Browser;
-type PlaywrightPage = import('playwright-core').Page;
 
 const NAVIGATION_TIMEOUT_MS = 20_000;
 const ACTION_TIMEOUT_MS = 10_000;
