@@ -9,6 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMcpEndpointPlugin } from '../../src/http/plugins/mcp-endpoint.ts';
 import type { ToolportDatabase } from '../../src/persistence/database.ts';
 import { DEFAULT_OPERATOR_POLICY } from '../../src/policy/operator-policy.ts';
+import { FakeProviderServer } from '../providers/fake-provider-server.ts';
+import { scriptStep } from '../providers/scripted-streams.ts';
 import { createTestDatabase, TEST_ENGINES, type TestDatabaseTarget } from '../support/test-databases.ts';
 import { createTestUser, startTestServer, type TestServer } from '../support/test-server.ts';
 import {
@@ -39,6 +41,7 @@ describe.each(TEST_ENGINES)('WS-1 workspace tools in serve on %s', (engine) => {
   let workspace: string;
   let tools: unknown[];
   let aliceChat: string;
+  let fake: FakeProviderServer;
 
   const call = async (
     method: 'GET' | 'PUT' | 'POST',
@@ -61,6 +64,7 @@ describe.each(TEST_ENGINES)('WS-1 workspace tools in serve on %s', (engine) => {
 
   beforeAll(async () => {
     loopback = await startLoopbackServices();
+    fake = await FakeProviderServer.start();
     target = await createTestDatabase(engine);
     database = await target.open();
     server = await startTestServer(database, { mcp: LOOPBACK, plugins: [createMcpEndpointPlugin()] });
@@ -94,6 +98,7 @@ describe.each(TEST_ENGINES)('WS-1 workspace tools in serve on %s', (engine) => {
     await server?.close();
     await target?.dispose();
     await loopback?.close();
+    await fake?.close();
     rmSync(workspace, { recursive: true, force: true });
   });
 
@@ -185,6 +190,57 @@ describe.each(TEST_ENGINES)('WS-1 workspace tools in serve on %s', (engine) => {
     expect((await call('PUT', '/api/settings/tools/spin', alice, { enabled: false })).status).toBe(200);
     const disabled = await execute(alice, aliceChat, 'spin');
     expect(disabled.body.error?.code).toBe('disabled');
+  });
+
+  it('a chat turn offers the workspace tools to the model and runs them with origin chat', async () => {
+    await call('PUT', '/api/secrets/KEY_CHAT', alice, { value: 'sk-alice-chat-provider' });
+    const provider = await call('POST', '/api/providers', alice, {
+      name: 'fake-chat',
+      provider: 'openai-chat',
+      baseUrl: fake.baseURLFor('openai-chat'),
+      defaultModel: 'test-model',
+      apiKeySecret: 'KEY_CHAT',
+    });
+    expect(provider.status).toBe(201);
+    const since = fake.requests.length;
+    fake.enqueue(
+      'openai-chat',
+      scriptStep('openai-chat', {
+        toolCalls: [
+          { id: 'call_ticket', name: 'create-ticket', arguments: '{"title":"From chat","body":"turn"}' },
+          { id: 'call_secret', name: 'read-secret', arguments: '{}' },
+        ],
+      }),
+    );
+    fake.enqueue('openai-chat', scriptStep('openai-chat', { text: 'Filed.' }));
+    const response = await server.app.inject({
+      method: 'POST',
+      url: `/api/chats/${aliceChat}/turns`,
+      headers: alice.headers,
+      payload: { message: 'file a ticket', provider: 'fake-chat' },
+    });
+    expect(response.statusCode).toBe(200);
+    const requests = fake.requests.slice(since);
+    const offered = JSON.stringify(requests[0]?.body.tools);
+    expect(offered).toContain('create-ticket');
+    expect(offered).not.toContain('TICKETING_API_KEY');
+    const followUp = JSON.stringify(requests[1]?.body.messages);
+    expect(followUp).toContain('T-1');
+    // g.secrets runs under origin chat; the value reaches neither the model nor the stream.
+    expect(followUp).toContain('***');
+    expect(followUp).not.toContain(TICKET_KEY);
+    expect(response.body).not.toContain(TICKET_KEY);
+  });
+
+  it('the capability inspector shows what a provider receives for the chat, workspace tools included', async () => {
+    const inspected = await call('GET', `/api/chats/${aliceChat}/capabilities?provider=anthropic`, alice);
+    expect(inspected.status).toBe(200);
+    const tool = (inspected.body.tools as { name: string; source: string; wire: unknown }[]).find(
+      (candidate) => candidate.name === 'create-ticket',
+    );
+    expect(tool).toMatchObject({ source: 'workspace' });
+    expect(JSON.stringify(tool?.wire)).toContain('Ticket title');
+    expect(JSON.stringify(inspected.body)).not.toContain('TICKETING_API_KEY');
   });
 
   it("trust is per user: bob's chat in the same directory does not run alice's trusted file", async () => {
