@@ -40,8 +40,19 @@ interface PreparedIsolate {
 
 const spareIsolates = new Map<number, Promise<PreparedIsolate>>();
 
+/**
+ * isolated-vm's advice for a catastrophic V8 failure (the isolate's state is unrecoverable): log it and end the
+ * process, so the supervisor restarts a clean one (docs/workspace-tools.md).
+ */
+function onCatastrophicError(message: string): void {
+  process.stderr.write(
+    `toolport: a workspace script isolate failed catastrophically (${message}); exiting.\n`,
+  );
+  process.abort();
+}
+
 async function prepareIsolate(memoryLimitMb: number): Promise<PreparedIsolate> {
-  const isolate = new ivm.Isolate({ memoryLimit: memoryLimitMb });
+  const isolate = new ivm.Isolate({ memoryLimit: memoryLimitMb, onCatastrophicError });
   try {
     const context = await isolate.createContext();
     const bootstrap = await isolate.compileScript(ISOLATE_BOOTSTRAP_SOURCE, {

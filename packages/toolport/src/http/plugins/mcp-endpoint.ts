@@ -1,6 +1,11 @@
 import type { IncomingMessage } from 'node:http';
 import { createMcpHttpHandler, DEFAULT_MCP_ALLOWED_HOSTS } from '../../mcp/mcp-http-handler.ts';
-import { resolveMcpWorkspace, workspaceChat, workspaceParameter } from './mcp-workspace.ts';
+import {
+  realWorkspacePath,
+  resolveMcpWorkspace,
+  workspaceChat,
+  workspaceParameter,
+} from './mcp-workspace.ts';
 import { TOOLPORT_VERSION, type ToolportServerPlugin } from '../build-server.ts';
 
 export interface McpEndpointOptions {
@@ -57,7 +62,9 @@ export function createMcpEndpointPlugin(options: McpEndpointOptions = {}): Toolp
       },
       getToolListChanges: (_principal, request) => {
         const workspace = workspaceParameter(request);
-        return workspace === undefined ? undefined : services.workspaceTools.getSet(workspace);
+        return workspace === undefined
+          ? undefined
+          : services.workspaceTools.getSet(realWorkspacePath(workspace));
       },
       ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
       ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),

@@ -1,4 +1,4 @@
-import { realpath } from 'node:fs/promises';
+import { realpathSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { ToolportError } from '../../core/errors.ts';
 import type { ChatRecord } from '../../persistence/repositories/chat-repository.ts';
@@ -23,12 +23,7 @@ export async function resolveMcpWorkspace(
   const requested = workspaceParameter(request);
   if (requested === undefined) return undefined;
   await assertWorkspaceToolsAllowed(services.repositories.users, services.policy, userId);
-  let directory: string;
-  try {
-    directory = await realpath(requested);
-  } catch {
-    directory = requested;
-  }
+  const directory = realWorkspacePath(requested);
   if ((await services.repositories.workspaceTrust.get(userId, directory)) === undefined) {
     throw new ToolportError(
       'permission_denied',
@@ -37,6 +32,15 @@ export async function resolveMcpWorkspace(
     );
   }
   return directory;
+}
+
+/** The directory's real path (trust rows and tool sets are keyed by it); the input when it does not resolve. */
+export function realWorkspacePath(directory: string): string {
+  try {
+    return realpathSync(directory);
+  } catch {
+    return directory;
+  }
 }
 
 /** A request-scoped chat binding the workspace in agent mode (nothing is stored). */
