@@ -77,6 +77,12 @@ describe('WS-1 isolate script runner (isolated-vm)', () => {
     expect(result.ok === false && result.message).toContain('memory limit');
   });
 
+  it('refuses one huge allocation (a 1 GB ArrayBuffer) naming the memory limit', async () => {
+    const result = await run('async function main() { return new ArrayBuffer(1024 ** 3).byteLength; }');
+    expect(result).toMatchObject({ ok: false, code: 'execution_failed' });
+    expect(result.ok === false && result.message).toContain('memory limit of 64 MB');
+  });
+
   it('gives the script nothing of the host: process, require, import, fetch', async () => {
     for (const [expression, missing] of [
       ['process.env', 'process is not defined'],

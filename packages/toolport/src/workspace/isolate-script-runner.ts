@@ -161,7 +161,7 @@ export async function runIsolatedScript(request: RunIsolatedScriptRequest): Prom
       result: { promise: true, copy: true },
       timeout: remaining(),
     })) as string;
-    return decodeAnswer(answerJson, filename);
+    return decodeAnswer(answerJson, request);
   } catch (error) {
     throw describeFailure(error, stopReason, isolate, request);
   } finally {
@@ -183,15 +183,26 @@ interface MainFailure {
   stack?: string;
 }
 
-function decodeAnswer(answerJson: string, filename: string): unknown {
+function decodeAnswer(answerJson: string, request: RunIsolatedScriptRequest): unknown {
   if (answerJson.startsWith('V')) return JSON.parse(answerJson.slice(1));
   const answer = JSON.parse(answerJson.slice(1)) as MainFailure;
   if (answer.serialization === true) throw new ToolportError('execution_failed', answer.message ?? '');
-  throw scriptError(answer.message ?? 'The script failed.', answer.stack, filename);
+  throw scriptError(answer.message ?? 'The script failed.', answer.stack, request);
 }
 
+// V8's own refusals of one huge allocation (a 1 GB ArrayBuffer, a string past its maximum): the heap limit in effect.
+const ALLOCATION_REFUSED = /^(Array buffer allocation failed|Invalid string length)/;
+
 /** The script's own message with the line of the script it was thrown at (from the isolate's stack trace). */
-function scriptError(message: string, stack: string | undefined, filename: string): ToolportError {
+function scriptError(
+  rawMessage: string,
+  stack: string | undefined,
+  request: RunIsolatedScriptRequest,
+): ToolportError {
+  const { filename } = request;
+  const message = ALLOCATION_REFUSED.test(rawMessage)
+    ? `${rawMessage}: the allocation is past the memory limit of ${request.memoryLimitMb} MB (setting memoryLimitMb)`
+    : rawMessage;
   const escaped = filename.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const frame = stack === undefined ? null : new RegExp(`${escaped}:(\\d+):(\\d+)`).exec(stack);
   if (frame === null) {
@@ -237,5 +248,5 @@ function describeFailure(
   }
   // A syntax error or a throw at the top level of the script.
   const stack = error instanceof Error ? error.stack : undefined;
-  return scriptError(message, stack, request.filename);
+  return scriptError(message, stack, request);
 }

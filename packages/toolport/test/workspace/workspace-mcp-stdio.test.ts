@@ -223,6 +223,23 @@ describe('WS-1 toolport mcp --workdir: the MCP workspace surface over stdio (off
     expect(echoed.status).toBe(0);
     expect(JSON.parse(echoed.stdout)).toEqual({ word: 'cli' });
     expect(echoed.stderr).toContain('echo cli');
+    // The published bin (dist/, built by `npm test`) loads isolated-vm's prebuilt binary the same way.
+    const bin = spawnSync(
+      process.execPath,
+      [
+        fileURLToPath(new URL('../../bin/toolport.js', import.meta.url)),
+        'tools',
+        'run',
+        'echo',
+        '--workdir',
+        workspace,
+        '--args',
+        '{"word":"bin"}',
+      ],
+      { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', TOOLPORT_STATE_DIR: workspace } },
+    );
+    expect(bin.stderr).toContain('echo bin');
+    expect(JSON.parse(bin.stdout)).toEqual({ word: 'bin' });
     const listed = run(['tools', 'list', '--json', '--workdir', workspace]);
     const entries = (JSON.parse(listed.stdout) as { tools: { name: string; source: string }[] }).tools;
     expect(entries.find((tool) => tool.name === 'echo')).toMatchObject({ source: 'workspace' });
