@@ -1,5 +1,5 @@
-import { realpathSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, realpathSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
 import type { WorkspaceToolService } from '../workspace/workspace-tool-service.ts';
@@ -69,8 +69,8 @@ export async function runMcpCommand(argv: string[], io: CliIo, signal: AbortSign
       import('../tools/index.ts'),
     ]);
     const registry = registerBuiltinTools(defaultToolRegistry);
-    if (workingDirectory !== undefined) {
-      // WS-1: loaded only with --workdir (the isolate and its modules stay off the plain cold start).
+    // WS-1: loaded only when the workdir has a tools.json, so `--workdir` alone keeps its cold start (MCP-2).
+    if (workingDirectory !== undefined && existsSync(join(workingDirectory, 'tools.json'))) {
       const { createWorkspaceToolService } = await import('../workspace/create-workspace-tool-service.ts');
       const { parseOutboundAllowlist } = await import('../net/parse-outbound-allowlist.ts');
       workspaceTools = createWorkspaceToolService({

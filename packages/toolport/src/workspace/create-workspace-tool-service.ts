@@ -1,5 +1,6 @@
+import type { OutboundHttpClient } from '../core/tool-types.ts';
 import type { OutboundAllowlist } from '../net/ip-address-policy.ts';
-import { createSafeFetch } from '../net/safe-fetch.ts';
+import type { SafeFetch } from '../net/safe-fetch.ts';
 import { createChromiumLauncher, findChromiumExecutable } from './chromium-browser.ts';
 import { WorkspaceToolService } from './workspace-tool-service.ts';
 
@@ -15,22 +16,29 @@ export interface WorkspaceProcessOptions {
 
 /** The process's workspace tools: one NET-1 client and one (lazily started) Chromium for every workspace. */
 export function createWorkspaceToolService(options: WorkspaceProcessOptions): WorkspaceToolService {
-  const safeFetch = createSafeFetch(
-    options.outboundAllowlist === undefined ? {} : { allowlist: options.outboundAllowlist },
-  );
-  const chromium = createChromiumLauncher(
-    findChromiumExecutable(options.env ?? process.env),
-    safeFetch.client,
-  );
+  // The NET-1 client (and undici with it) loads on the first g.http or g.nav request, not at start-up.
+  let safeFetch: Promise<SafeFetch> | undefined;
+  const loadSafeFetch = (): Promise<SafeFetch> => {
+    safeFetch ??= import('../net/safe-fetch.ts').then(({ createSafeFetch }) =>
+      createSafeFetch(
+        options.outboundAllowlist === undefined ? {} : { allowlist: options.outboundAllowlist },
+      ),
+    );
+    return safeFetch;
+  };
+  const http: OutboundHttpClient = {
+    request: async (request, signal) => (await loadSafeFetch()).client.request(request, signal),
+  };
+  const chromium = createChromiumLauncher(findChromiumExecutable(options.env ?? process.env), http);
   return new WorkspaceToolService({
-    http: safeFetch.client,
+    http,
     browser: chromium.launcher,
     reservedNames: options.reservedNames,
     missingSecretsHint: options.missingSecretsHint,
     ...(options.deniedPaths === undefined ? {} : { deniedPaths: options.deniedPaths }),
     close: async () => {
       await chromium.close();
-      await safeFetch.close();
+      await (await safeFetch)?.close();
     },
   });
 }

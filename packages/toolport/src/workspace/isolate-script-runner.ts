@@ -1,4 +1,4 @@
-import ivm from 'isolated-vm';
+import type ivmModule from 'isolated-vm';
 import { ToolportError, isToolportError } from '../core/errors.ts';
 import { ISOLATE_BOOTSTRAP_SOURCE } from './isolate-bootstrap.ts';
 import type { ScriptLogCollector } from './script-log-collector.ts';
@@ -32,10 +32,20 @@ export interface RunIsolatedScriptRequest {
   signal?: AbortSignal;
 }
 
+type Ivm = typeof ivmModule;
+
+// Loaded on the first call: `toolport mcp --workdir` answers its first tools/list without the native module.
+let ivmLoaded: Promise<Ivm> | undefined;
+function loadIvm(): Promise<Ivm> {
+  ivmLoaded ??= import('isolated-vm').then((module) => module.default);
+  return ivmLoaded;
+}
+
 interface PreparedIsolate {
-  isolate: ivm.Isolate;
-  context: ivm.Context;
-  install: ivm.Reference<(call: unknown, log: unknown, args: string) => unknown>;
+  ivm: Ivm;
+  isolate: ivmModule.Isolate;
+  context: ivmModule.Context;
+  install: ivmModule.Reference<(call: unknown, log: unknown, args: string) => unknown>;
 }
 
 const spareIsolates = new Map<number, Promise<PreparedIsolate>>();
@@ -52,6 +62,7 @@ function onCatastrophicError(message: string): void {
 }
 
 async function prepareIsolate(memoryLimitMb: number): Promise<PreparedIsolate> {
+  const ivm = await loadIvm();
   const isolate = new ivm.Isolate({ memoryLimit: memoryLimitMb, onCatastrophicError });
   try {
     const context = await isolate.createContext();
@@ -63,7 +74,7 @@ async function prepareIsolate(memoryLimitMb: number): Promise<PreparedIsolate> {
       timeout: 1000,
     })) as PreparedIsolate['install'];
     bootstrap.release();
-    return { isolate, context, install };
+    return { ivm, isolate, context, install };
   } catch (error) {
     if (!isolate.isDisposed) isolate.dispose();
     throw error;
@@ -124,7 +135,7 @@ export async function runIsolatedScript(request: RunIsolatedScriptRequest): Prom
   const { timeoutMs, filename } = request;
   const deadline = performance.now() + timeoutMs;
   const remaining = (): number => Math.max(1, Math.ceil(deadline - performance.now()));
-  const { isolate, context, install } = await takeIsolate(request.memoryLimitMb);
+  const { ivm, isolate, context, install } = await takeIsolate(request.memoryLimitMb);
 
   let stopReason: StopReason | undefined;
   const stop = (reason: StopReason): void => {
@@ -150,11 +161,13 @@ export async function runIsolatedScript(request: RunIsolatedScriptRequest): Prom
   });
 
   try {
-    const runMain = (await install.apply(undefined, [hostCall, hostLog, JSON.stringify(request.args ?? {})], {
+    // Synchronous where only our bootstrap runs or V8 only compiles (both short); the script's own code runs
+    // asynchronously, so a script that loops never blocks this thread.
+    const runMain = install.applySync(undefined, [hostCall, hostLog, JSON.stringify(request.args ?? {})], {
       result: { reference: true },
       timeout: remaining(),
-    })) as ivm.Reference<(filename: string) => Promise<string>>;
-    const script = await isolate.compileScript(request.source, { filename });
+    }) as ivmModule.Reference<(filename: string) => Promise<string>>;
+    const script = isolate.compileScriptSync(request.source, { filename });
     await script.run(context, { timeout: remaining() });
     const answerJson = (await runMain.apply(undefined, [filename], {
       arguments: { copy: true },
@@ -224,7 +237,7 @@ function scriptError(
 function describeFailure(
   error: unknown,
   stopReason: StopReason | undefined,
-  isolate: ivm.Isolate,
+  isolate: ivmModule.Isolate,
   request: RunIsolatedScriptRequest,
 ): ToolportError {
   if (isToolportError(error)) return error;

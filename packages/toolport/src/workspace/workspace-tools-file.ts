@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { isToolportError } from '../core/errors.ts';
 import { precompileToolArgumentsSchema } from '../core/tool-arguments.ts';
 import { TOOL_NAME_PATTERN } from '../core/tool-registry.ts';
@@ -61,8 +61,7 @@ export interface LoadWorkspaceToolsOptions {
   deniedPaths?: readonly string[];
 }
 
-const ajv = new Ajv({ allErrors: true, strict: false });
-const validateEntry = ajv.compile({
+const ENTRY_SCHEMA = {
   type: 'object',
   required: ['name', 'description', 'script'],
   additionalProperties: false,
@@ -78,7 +77,14 @@ const validateEntry = ajv.compile({
     parameters: { type: 'object' },
     headers: { type: 'object', additionalProperties: { type: 'string' } },
   },
-});
+};
+
+// Compiled on the first load, not at import (`toolport mcp --workdir` start-up).
+let validateEntry: ValidateFunction | undefined;
+function getEntryValidator(): ValidateFunction {
+  validateEntry ??= new Ajv({ allErrors: true, strict: false }).compile(ENTRY_SCHEMA);
+  return validateEntry;
+}
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
@@ -164,8 +170,9 @@ export async function loadWorkspaceToolsFile(
     const fail = (field: string, message: string): void => {
       errors.push({ index, ...(name === undefined ? {} : { name }), field, message });
     };
-    if (!validateEntry(entry)) {
-      for (const error of validateEntry.errors ?? []) {
+    const validate = getEntryValidator();
+    if (!validate(entry)) {
+      for (const error of validate.errors ?? []) {
         const described = describeAjvError(error);
         fail(described.field, described.message);
       }
