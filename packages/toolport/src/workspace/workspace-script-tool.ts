@@ -48,6 +48,9 @@ export const MEMORY_LIMIT_DESCRIPTOR: ToolParameterDescriptor = {
   unit: 'MB',
 };
 
+/** One call may not turn into a flood of outbound requests (each is also capped in size and time by NET-1). */
+export const MAX_HTTP_REQUESTS_PER_CALL = 1000;
+
 /** executeTool's own budget sits just past the script's limit, so the script's clearer timeout error wins. */
 function outerBudgetSeconds(scriptSeconds: number): number {
   return Math.min(
@@ -129,6 +132,7 @@ export function createWorkspaceScriptTool(
         options.missingSecretsHint,
       );
       const logs = new ScriptLogCollector();
+      let httpRequests = 0;
       // Opened on the first g.nav call only: most scripts never start a browser.
       let session: Promise<BrowserSession> | undefined;
       try {
@@ -143,6 +147,13 @@ export function createWorkspaceScriptTool(
           host: async (operation, payload) => {
             switch (operation) {
               case 'http':
+                httpRequests += 1;
+                if (httpRequests > MAX_HTTP_REQUESTS_PER_CALL) {
+                  throw new ToolportError(
+                    'execution_failed',
+                    `g.http.makeHttpRequest: more than ${MAX_HTTP_REQUESTS_PER_CALL} requests in one call.`,
+                  );
+                }
                 return performScriptHttpRequest(payload, headers, secretValues, options.http, context.signal);
               case 'secret':
                 return readScriptSecret(payload, options.origin, context.services.secrets);
