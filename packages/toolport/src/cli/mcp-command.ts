@@ -1,11 +1,12 @@
-import { realpathSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, realpathSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { RegistryEntry } from '../core/tool-registry.ts';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
 import type { McpStdioServer } from '../mcp/mcp-stdio-server.ts';
 import { confinementFromFlags } from './cli-confinement.ts';
 import { createStderrLogger, type CliIo } from './cli-io.ts';
+import type { WorkspaceToolService } from '../workspace/workspace-tool-service.ts';
 import { UsageError } from './usage-error.ts';
 import { MCP_SPEC, parseOptionsOf } from './command-specs.ts';
 
@@ -49,6 +50,7 @@ export async function runMcpCommand(argv: string[], io: CliIo, signal: AbortSign
   const projectDirectory = workingDirectory ?? io.cwd;
   let buildRuntime: (codeTools: readonly RegistryEntry[]) => Promise<ToolRuntime>;
   let closeStored: () => Promise<void> = async () => {};
+  let workspaceTools: WorkspaceToolService | undefined;
   if (stored) {
     // Persistence, services and the MCP client SDK load only in this mode.
     const { openStoredMcpRuntime } = await import('./mcp-stored-runtime.ts');
@@ -64,6 +66,8 @@ export async function runMcpCommand(argv: string[], io: CliIo, signal: AbortSign
     );
     buildRuntime = opened.buildRuntime;
     closeStored = opened.close;
+    if (workingDirectory !== undefined && existsSync(join(workingDirectory, 'tools.json')))
+      workspaceTools = opened.workspaceTools;
   } else {
     const [{ createToolRuntime }, { defaultToolRegistry }, { registerBuiltinTools }] = await Promise.all([
       import('../core/tool-runtime.ts'),
@@ -71,10 +75,30 @@ export async function runMcpCommand(argv: string[], io: CliIo, signal: AbortSign
       import('../tools/index.ts'),
     ]);
     const registry = registerBuiltinTools(defaultToolRegistry);
+    // WS-1: loaded only when the workdir has a tools.json, so `--workdir` alone keeps its cold start (MCP-2).
+    if (workingDirectory !== undefined && existsSync(join(workingDirectory, 'tools.json'))) {
+      const { createWorkspaceToolService } = await import('../workspace/create-workspace-tool-service.ts');
+      const { parseOutboundAllowlist } = await import('../net/parse-outbound-allowlist.ts');
+      workspaceTools = createWorkspaceToolService({
+        outboundAllowlist: parseOutboundAllowlist(io.env.TOOLPORT_OUTBOUND_ALLOW),
+        env: io.env,
+        reservedNames: () => registry.listEntries().map((entry) => entry.tool.definition.name),
+        missingSecretsHint:
+          'toolport mcp reads secrets from a stored user: start it with --data-dir DIR --user NAME (the secrets set ' +
+          'with PUT /api/secrets/NAME on toolport serve).',
+      });
+      closeStored = () => workspaceTools!.close();
+    }
+    const service = workspaceTools;
     buildRuntime = async (codeTools) =>
       createToolRuntime({
         entries: registry.listEntries(),
-        extraEntries: codeTools,
+        extraEntries: [
+          ...codeTools,
+          ...(service === undefined || workingDirectory === undefined
+            ? []
+            : await service.listEntries(workingDirectory, { origin: 'mcp', includeMetaTools: true })),
+        ],
         userId: 'local',
         mode: workingDirectory === undefined ? 'chat' : 'agent',
         ...(workingDirectory === undefined ? {} : { workingDirectory }),
@@ -88,26 +112,41 @@ export async function runMcpCommand(argv: string[], io: CliIo, signal: AbortSign
   };
   const current: { server?: McpStdioServer } = {};
   let reloads = Promise.resolve();
+  let latestCodeTools: readonly RegistryEntry[] = [];
+  // One rebuild at a time, in order (a slow rebuild must not overwrite a newer one): code tools or the workspace.
+  const reload = (codeToolEntries: readonly RegistryEntry[]): void => {
+    latestCodeTools = codeToolEntries;
+    reloads = reloads
+      .then(() => buildRuntime(codeToolEntries))
+      .then((next) => current.server?.replaceRuntime(next))
+      .catch((error: unknown) => io.stderr(`toolport mcp: could not reload tools: ${String(error)}\n`));
+  };
   const codeTools = await startLiveCodeTools({
     folders: cliCodeToolFolders({ projectDirectory, includeUserFolders: true, env: io.env }),
     workspace: projectDirectory,
     onChange: (snapshot) => {
       reportLoadErrors(snapshot.loadErrors);
-      // In order: a slow rebuild must not overwrite a newer one.
-      reloads = reloads
-        .then(() => buildRuntime(snapshot.entries))
-        .then((next) => current.server?.replaceRuntime(next))
-        .catch((error: unknown) =>
-          io.stderr(`toolport mcp: could not reload code tools: ${String(error)}\n`),
-        );
+      reload(snapshot.entries);
     },
     onError: (error) => io.stderr(`toolport mcp: could not reload code tools: ${String(error)}\n`),
   });
   reportLoadErrors(codeTools.snapshot.loadErrors);
-  const runtime = await buildRuntime(codeTools.snapshot.entries);
+  latestCodeTools = codeTools.snapshot.entries;
+  const runtime = await buildRuntime(latestCodeTools);
   const { serveMcpOverStdio } = await stdioServerModule;
   const server = serveMcpOverStdio({ runtime });
   current.server = server;
+  let stopWatching: () => void = () => {};
+  if (workingDirectory !== undefined && workspaceTools !== undefined) {
+    // WS-1: a tools.json or script change (ReloadWorkspaceTools or the watcher) rebuilds the list: list_changed.
+    const set = workspaceTools.getSet(workingDirectory);
+    const unsubscribe = set.subscribe(() => reload(latestCodeTools));
+    const unwatch = set.watch();
+    stopWatching = () => {
+      unsubscribe();
+      unwatch();
+    };
+  }
   // A client that went away mid-write must end the session, not crash the process.
   process.stdout.on('error', () => server.close());
   signal.addEventListener('abort', () => server.close(), { once: true });
@@ -117,6 +156,7 @@ export async function runMcpCommand(argv: string[], io: CliIo, signal: AbortSign
   );
   await server.closed;
   codeTools.close();
+  stopWatching();
   await closeStored();
   return 0;
 }

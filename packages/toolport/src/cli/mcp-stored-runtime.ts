@@ -4,6 +4,7 @@ import type { RegistryEntry } from '../core/tool-registry.ts';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
 import type { ToolServices } from '../core/tool-types.ts';
 import type { ChatRecord } from '../persistence/repositories/chat-repository.ts';
+import type { WorkspaceToolService } from '../workspace/workspace-tool-service.ts';
 import { createStderrLogger, type CliIo } from './cli-io.ts';
 import { openStoredServices } from './open-existing-store.ts';
 import { UsageError } from './usage-error.ts';
@@ -31,6 +32,8 @@ export async function openStoredMcpRuntime(
 ): Promise<{
   /** The user's enabled tools plus `codeTools` (CODE-1, shadowing same-named tools); called again on a reload. */
   buildRuntime(codeTools: readonly RegistryEntry[]): Promise<ToolRuntime>;
+  /** WS-1: the user's workspace tools service (the --workdir's tools.json, reloaded on change). */
+  workspaceTools: WorkspaceToolService;
   close(): Promise<void>;
 }> {
   const { services, database, close } = await openStoredServices(
@@ -62,13 +65,18 @@ export async function openStoredMcpRuntime(
             createdAt: now,
             updatedAt: now,
           };
-    // The CLI runs as the local user (LOCAL_USER_POLICY); its own --workdir confinement replaces serve's.
+    // The CLI runs as the local user (LOCAL_USER_POLICY); its own --workdir confinement replaces serve's. WS-1: the
+    // --workdir directory is the operator's own choice, so its tools.json needs no trust row; calls over MCP run with
+    // origin mcp (g.secrets blocked; header secrets come from this user's store).
     return {
       buildRuntime: (codeTools) =>
         services.toolRuntime.getEnabledToolRuntime(user, chat, null, {
           cliFileServices: options.fileServices,
           extraEntries: codeTools,
+          origin: 'mcp',
+          workspaceTrusted: true,
         }),
+      workspaceTools: services.workspaceTools,
       close,
     };
   } catch (error) {

@@ -105,6 +105,8 @@ export async function openStoredServices(
     secretKey: store.secretKey,
     // The CLI runs as the local user, who already has the machine: non-admin limits are serve's, not its.
     policy: LOCAL_USER_POLICY,
+    // WS-1: the workspace scripts' operator settings (browser path, …) come from the CLI's environment.
+    workspaceEnvironment: io.env,
     ...(logger === undefined ? {} : { logger }),
     mcp: { ...CLI_MCP_OPTIONS, outboundAllowlist },
   });
@@ -114,6 +116,7 @@ export async function openStoredServices(
     close: async () => {
       await services.mcp.close();
       await services.httpTools.close();
+      await services.workspaceTools.close();
       await services.providers.close();
       await services.flush();
       await database.close();

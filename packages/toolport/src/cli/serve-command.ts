@@ -162,6 +162,7 @@ async function serve(
         plugins: [...(options.plugins ?? []), mcpEndpoint, createWebUiPlugin()],
       }).catch(async (error: unknown) => {
         await services.mcp.close();
+        await services.workspaceTools.close();
         throw error;
       });
       current = server.log;
@@ -204,6 +205,7 @@ async function serve(
     process.off('SIGTERM', stop);
     await server.close();
     await services.mcp.close();
+    await services.workspaceTools.close();
     await database.close();
     throw error;
   }
@@ -217,6 +219,7 @@ async function serve(
   await services.mcp.close();
   await services.providers.close();
   await services.httpTools.close();
+  await services.workspaceTools.close();
   await services.flush();
   await outbound.close();
   await database.close();

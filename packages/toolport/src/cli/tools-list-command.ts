@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import type { ToolRegistry } from '../core/tool-registry.ts';
+import type { RegistryEntry, ToolRegistry } from '../core/tool-registry.ts';
 import { cliCodeToolFolders } from '../custom-tools/code-tool-folders.ts';
 import {
   loadCodeToolSnapshot,
@@ -8,6 +8,7 @@ import {
 } from '../custom-tools/code-tool-registration.ts';
 import type { CliIo } from './cli-io.ts';
 import { parseOptionsOf, TOOLS_LIST_SPEC } from './command-specs.ts';
+import { loadCliWorkspaceTools } from './cli-workspace-tools.ts';
 import { resolveWorkdir } from './tools-run-command.ts';
 
 export interface ToolListing {
@@ -22,8 +23,11 @@ export interface ToolListing {
   description: string;
 }
 
-export function listTools(registry: ToolRegistry): ToolListing[] {
-  return registry.listEntries().map(({ tool, source }) => ({
+export function listTools(registry: ToolRegistry, extra: readonly RegistryEntry[] = []): ToolListing[] {
+  const entries = [...registry.listEntries(), ...extra].sort((a, b) =>
+    a.tool.definition.name.localeCompare(b.tool.definition.name),
+  );
+  return entries.map(({ tool, source }) => ({
     name: tool.definition.name,
     title: tool.settings.title,
     category: tool.settings.category,
@@ -75,7 +79,14 @@ export async function runToolsListCommand(
   });
   const projectDirectory = values.workdir === undefined ? io.cwd : resolveWorkdir(values.workdir, io.cwd);
   const registration = await registerCliCodeTools(registry, projectDirectory, io.env);
-  const listing = listTools(registry);
+  // WS-1: with a workdir, its tools.json tools too (source `workspace`).
+  let extra: RegistryEntry[] = [];
+  if (values.workdir !== undefined) {
+    const workspace = await loadCliWorkspaceTools(projectDirectory, registry, io);
+    extra = workspace?.entries ?? [];
+    await workspace?.close();
+  }
+  const listing = listTools(registry, extra);
   if (values.json) {
     const { shadowed, loadErrors } = registration;
     io.stdout(`${JSON.stringify({ tools: listing, shadowed, loadErrors }, null, 2)}\n`);

@@ -7,6 +7,7 @@ import type { ToolMode, ToolSettingsInput } from '../core/tool-types.ts';
 import { confinementFromFlags } from './cli-confinement.ts';
 import type { CliIo } from './cli-io.ts';
 import { startProgressLine } from './progress-line.ts';
+import { loadCliWorkspaceTools } from './cli-workspace-tools.ts';
 import { UsageError, parseJsonOption } from './usage-error.ts';
 import { commandSynopsis, parseOptionsOf, TOOLS_RUN_SPEC } from './command-specs.ts';
 
@@ -95,6 +96,11 @@ export async function runToolsRunCommand(
 
   const fileServices = confinementFromFlags(values, workingDirectory, io);
   const progress = startProgressLine(io, `toolport: ${toolName} running (Ctrl-C stops it)`);
+  const registry = environment.registry;
+  const workspace =
+    workingDirectory === undefined || registry === undefined || !('listEntries' in registry)
+      ? undefined
+      : await loadCliWorkspaceTools(workingDirectory, registry as ToolRegistry, io);
   const outcome = await executeTool(
     {
       toolName,
@@ -109,9 +115,21 @@ export async function runToolsRunCommand(
       // Ctrl-C: a tool that stops on its signal reports what it did (a shell: partial output, termination aborted).
       abortGraceMs: ABORT_GRACE_MS,
     },
-    { ...environment, services: { ...environment.services, ...fileServices } },
-  ).finally(() => progress.stop());
+    workspace === undefined
+      ? { ...environment, services: { ...environment.services, ...fileServices } }
+      : {
+          ...environment,
+          registry: workspace.lookup,
+          services: { ...environment.services, ...fileServices },
+        },
+  ).finally(() => {
+    progress.stop();
+    return workspace?.close();
+  });
   const interrupted = signal?.aborted === true;
+  // A workspace script's console output: on stderr, so stdout stays the result's JSON.
+  if (outcome.logs !== undefined)
+    io.stderr(`logs:\n${outcome.logs}${outcome.logs.endsWith('\n') ? '' : '\n'}`);
   if (outcome.ok) {
     io.stdout(`${JSON.stringify(outcome.result, null, 2) ?? 'null'}\n`);
     return interrupted ? INTERRUPTED_EXIT_CODE : 0;

@@ -82,6 +82,8 @@ interface ToolExecutionOutcomeBase {
   /** The serialized text the model receives (CORE-7). */
   output: string;
   durationMs: number;
+  /** What the tool logged for its caller (a workspace script's `console.*`), redacted; absent when nothing was. */
+  logs?: string;
 }
 
 export interface ToolExecutionSuccess extends ToolExecutionOutcomeBase {
@@ -147,6 +149,7 @@ export async function executeTool(
   const services = environment.services ?? {};
   const callId = request.callId ?? `${CALL_ID_PREFIX}${(callCounter += 1)}`;
   const { toolName } = request;
+  let callLogs: string | undefined;
 
   // Synchronous unless secrets must be redacted: the common path costs no extra await (CORE-6 overhead budget).
   const finishWith = (
@@ -183,6 +186,9 @@ export async function executeTool(
         output: JSON.stringify({ error: { code: error.code, message: error.message } }),
         durationMs,
       };
+    }
+    if (callLogs !== undefined && callLogs !== '') {
+      finished.logs = secrets.length > 0 ? getSecretRedactor(secrets).redact(callLogs) : callLogs;
     }
     environment.recorder?.record({
       callId,
@@ -342,6 +348,9 @@ export async function executeTool(
     emitNestedEvent: (event) => {
       if (abortReason === undefined)
         request.onNestedEvent?.(redactSecretsDeep(event, secretsForCall) as NestedToolEvent);
+    },
+    recordLogs: (text) => {
+      callLogs = text;
     },
     services,
     logger: toolLogger,

@@ -37,6 +37,14 @@ function getValidator(schema: JsonSchema): ValidateFunction {
   return validate;
 }
 
+/**
+ * Compiles a schema's validator now (a loader checking a tool file: an invalid schema throws Ajv's error), so the
+ * first call reuses it instead of compiling.
+ */
+export function precompileToolArgumentsSchema(schema: JsonSchema): void {
+  getValidator(schema);
+}
+
 /** Validators compiled by content so far (diagnostics and tests: equal schemas must share one). */
 export function countCompiledValidators(): number {
   return validatorsBySchemaText.size;

@@ -4,7 +4,7 @@ import type { RegisteredTool } from './tool-types.ts';
 /** The strictest provider rule for tool names (OpenAI, Anthropic, Gemini all accept this set). */
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 
-export type ToolSourceKind = 'builtin' | 'custom' | 'code' | 'mcp' | 'agent' | 'http';
+export type ToolSourceKind = 'builtin' | 'custom' | 'code' | 'workspace' | 'mcp' | 'agent' | 'http';
 
 /**
  * Where a tool came from: a built-in, a custom-tool config row, a code-tool file (CODE-1), an MCP server, an agent

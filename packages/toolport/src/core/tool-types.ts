@@ -284,6 +284,11 @@ export interface ToolContext {
    * this call's id as `parentCallId`). Absent where nobody listens.
    */
   emitNestedEvent?(event: { type: string } & Record<string, unknown>): void;
+  /**
+   * Hands the call's captured logs (a workspace script's `console.*`) to its caller: returned as the outcome's
+   * `logs`, redacted like the result, never written to the server's log. The last call wins.
+   */
+  recordLogs?(text: string): void;
   services: ToolServices;
   logger: ToolportLogger;
 }

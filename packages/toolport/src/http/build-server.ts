@@ -22,6 +22,7 @@ import { registerSummaryToolRoutes } from './routes/summary-tool-routes.ts';
 import { registerTokenRoutes } from './routes/token-routes.ts';
 import { registerToolExecutionRoutes } from './routes/tool-execution-routes.ts';
 import { registerToolSettingsRoutes } from './routes/tool-settings-routes.ts';
+import { registerWorkspaceTrustRoutes } from './routes/workspace-trust-routes.ts';
 import type { ToolportApp } from './server-types.ts';
 
 export type { ToolportApp } from './server-types.ts';
@@ -143,6 +144,7 @@ export async function buildServer(options: BuildServerOptions): Promise<Toolport
   registerChatTurnRoutes(app, options.services, shutdown.signal);
   registerImageRoutes(app, options.services);
   registerPolicyRoutes(app, options.services);
+  registerWorkspaceTrustRoutes(app, options.services);
 
   const context: ToolportServerContext = { services: options.services, shutdownSignal: shutdown.signal };
   for (const plugin of options.plugins ?? []) await plugin(app, context);

@@ -11,6 +11,7 @@ export interface ToolCallResponse {
   output: string;
   truncated: boolean;
   durationMs: number;
+  logs?: string;
 }
 
 /**
@@ -30,7 +31,7 @@ export async function runToolCall(
     chat?.agentId === null || chat?.agentId === undefined
       ? undefined
       : await services.repositories.agents.get(user.id, chat.agentId);
-  const runtime = await services.toolRuntime.getEnabledToolRuntime(user, chat, agent);
+  const runtime = await services.toolRuntime.getEnabledToolRuntime(user, chat, agent, { origin: 'api' });
 
   const disconnect = new AbortController();
   const onClose = (): void => {
@@ -47,9 +48,10 @@ export async function runToolCall(
       return errorBody(outcome.error.code, outcome.error.message, {
         ...outcome.error.details,
         callId: outcome.callId,
+        ...(outcome.logs === undefined ? {} : { logs: outcome.logs }),
       });
     }
-    // SEC-1: executeTool has already redacted secret values from `result` and `output`.
+    // SEC-1: executeTool has already redacted secret values from `result`, `output` and `logs`.
     return {
       callId: outcome.callId,
       toolName: outcome.toolName,
@@ -57,6 +59,7 @@ export async function runToolCall(
       output: outcome.output,
       truncated: outcome.truncated,
       durationMs: outcome.durationMs,
+      ...(outcome.logs === undefined ? {} : { logs: outcome.logs }),
     };
   } finally {
     reply.raw.off('close', onClose);

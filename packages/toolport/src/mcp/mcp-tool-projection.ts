@@ -29,13 +29,15 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * the caller's check, before the call, and only that is a protocol error (InvalidParams), as MCP asks.
  */
 export function toCallToolResult(outcome: ToolExecutionOutcome): CallToolResult {
+  // A workspace script's console output is a second text item, after the result (WS-1).
+  const logs = outcome.logs === undefined ? [] : [{ type: 'text' as const, text: outcome.logs }];
   if (outcome.ok) {
     return {
-      content: [{ type: 'text', text: outcome.output }],
+      content: [{ type: 'text', text: outcome.output }, ...logs],
       ...(isPlainObject(outcome.result) && !outcome.truncated ? { structuredContent: outcome.result } : {}),
     };
   }
-  return { isError: true, content: [{ type: 'text', text: outcome.output }] };
+  return { isError: true, content: [{ type: 'text', text: outcome.output }, ...logs] };
 }
 
 export function unknownToolMessage(name: string): string {

@@ -152,6 +152,14 @@ export interface ImagesTable {
   created_at: string;
 }
 
+export interface WorkspaceTrustTable {
+  user_id: string;
+  directory: string;
+  sha256: string;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface DatabaseSchema {
   users: UsersTable;
   api_tokens: ApiTokensTable;
@@ -167,4 +175,5 @@ export interface DatabaseSchema {
   provider_configs: ProviderConfigsTable;
   chat_messages: ChatMessagesTable;
   images: ImagesTable;
+  workspace_trust: WorkspaceTrustTable;
 }

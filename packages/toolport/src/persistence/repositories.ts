@@ -13,6 +13,7 @@ import { SecretRepository } from './repositories/secret-repository.ts';
 import { ToolExecutionRepository } from './repositories/tool-execution-repository.ts';
 import { ToolSettingsRepository } from './repositories/tool-settings-repository.ts';
 import { UserRepository } from './repositories/user-repository.ts';
+import { WorkspaceTrustRepository } from './repositories/workspace-trust-repository.ts';
 
 export interface Repositories {
   users: UserRepository;
@@ -28,6 +29,7 @@ export interface Repositories {
   providerConfigs: ProviderConfigRepository;
   chatMessages: ChatMessageRepository;
   images: ImageRepository;
+  workspaceTrust: WorkspaceTrustRepository;
 }
 
 export interface RepositoryOptions {
@@ -55,5 +57,6 @@ export function createRepositories(
     providerConfigs: new ProviderConfigRepository(db),
     chatMessages: new ChatMessageRepository(db),
     images: new ImageRepository(db),
+    workspaceTrust: new WorkspaceTrustRepository(db),
   };
 }

@@ -24,6 +24,7 @@ import { isToolRemovedByPolicy, toolPolicyVerdict } from '../policy/tool-access.
 import { applyAgentSelection } from './agent-tool-selection.ts';
 import type { SecretService } from './secret-service.ts';
 import type { ToolCatalog } from './tool-catalog.ts';
+import type { WorkspaceToolAccess, WorkspaceToolRequest } from './workspace-tool-access.ts';
 
 export interface ToolRuntimeServiceOptions {
   catalog: ToolCatalog;
@@ -43,6 +44,8 @@ export interface ToolRuntimeServiceOptions {
   textCompletionFor?: (user: PolicySubject) => TextCompletionService;
   /** FS-6 sandbox options for shell tools (ToolServices.shellSandbox). */
   shellSandbox?: ShellSandboxOptions;
+  /** WS-1: the tools of an agent-mode chat's working directory that holds a tools.json. */
+  workspaceTools?: WorkspaceToolAccess;
 }
 
 export interface EnabledToolRuntimeOptions {
@@ -58,6 +61,10 @@ export interface EnabledToolRuntimeOptions {
   cliFileServices?: Pick<ToolServices, 'fileAccess' | 'protectedPaths'>;
   /** AGENT-1: the runtime of a sub-agent's turn, whose every call is recorded under this delegating call. */
   parentCallId?: string;
+  /** Who the runtime serves (WS-1 script origin: `g.secrets` is blocked under `mcp`). Default `chat`. */
+  origin?: WorkspaceToolRequest['origin'];
+  /** The working directory was named by the operator (`toolport mcp --workdir`): its tools.json needs no trust row. */
+  workspaceTrusted?: boolean;
 }
 
 /**
@@ -96,10 +103,19 @@ export class ToolRuntimeService {
     options: EnabledToolRuntimeOptions = {},
   ): Promise<ToolRuntime> {
     const { catalog, toolSettings, secrets } = this.#options;
-    const [saved, catalogExtras, agentRows] = await Promise.all([
+    const workingDirectory = chat?.workingDirectory ?? undefined;
+    const workspaceTools = this.#options.workspaceTools;
+    const [saved, catalogExtras, agentRows, workspaceEntries] = await Promise.all([
       toolSettings.listForUser(user.id),
       catalog.listExtra(user.id, options.signal),
       agent ? this.#options.agents.listTools(user.id, agent.id) : Promise.resolve([]),
+      // WS-1: the tools.json of an agent-mode chat's working directory.
+      workspaceTools !== undefined && workingDirectory !== undefined && chat?.mode === 'agent'
+        ? workspaceTools(user, workingDirectory, {
+            origin: options.origin ?? 'chat',
+            ...(options.workspaceTrusted === true ? { trusted: true } : {}),
+          })
+        : Promise.resolve([]),
     ]);
     const policy = this.#options.policy ?? DEFAULT_OPERATOR_POLICY;
     const savedSettings = new Map<string, ToolSettingsInput>();
@@ -110,7 +126,7 @@ export class ToolRuntimeService {
       return !isToolRemovedByPolicy(policy, name) && toolPolicyVerdict(policy, user, name).allowed;
     };
     const registered = catalog.listRegistered().filter(permitted);
-    const extras = [...catalogExtras, ...(options.extraEntries ?? [])].filter(permitted);
+    const extras = [...catalogExtras, ...workspaceEntries, ...(options.extraEntries ?? [])].filter(permitted);
     const selection = agent
       ? applyAgentSelection(agentRows, registered, extras, savedSettings, this.#options.logger)
       : undefined;
@@ -125,7 +141,6 @@ export class ToolRuntimeService {
         };
       }
     }
-    const workingDirectory = chat?.workingDirectory ?? undefined;
     const protectedPaths = [
       ...policy.deniedPaths,
       ...(this.#options.protectedPaths ?? []),

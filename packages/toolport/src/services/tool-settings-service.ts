@@ -73,6 +73,11 @@ export interface ToolSettingsServiceOptions {
   policy?: OperatorPolicy;
   /** Called after a user's saved settings changed (runtime caches drop that user's entry). */
   onChange?: (userId: string) => void;
+  /**
+   * Tools listed for settings only, not offered by the catalog: a user's workspace tools (WS-1, `source:
+   * 'workspace'`), which a runtime gets only for a chat bound to their directory.
+   */
+  listSettingsOnlyEntries?: (userId: string) => Promise<readonly RegistryEntry[]>;
 }
 
 /** Seed "Arquitetura": the application layer between the routes and registry + policy + repository. */
@@ -82,6 +87,7 @@ export class ToolSettingsService {
   readonly #logger: ToolportLogger | undefined;
   readonly #policy: OperatorPolicy;
   readonly #onChange: ((userId: string) => void) | undefined;
+  readonly #listSettingsOnlyEntries: ToolSettingsServiceOptions['listSettingsOnlyEntries'];
 
   constructor(options: ToolSettingsServiceOptions) {
     this.#repository = options.repository;
@@ -89,12 +95,24 @@ export class ToolSettingsService {
     this.#logger = options.logger;
     this.#policy = options.policy ?? DEFAULT_OPERATOR_POLICY;
     this.#onChange = options.onChange;
+    this.#listSettingsOnlyEntries = options.listSettingsOnlyEntries;
+  }
+
+  async #listEntries(userId: string): Promise<RegistryEntry[]> {
+    const [entries, settingsOnly] = await Promise.all([
+      this.#catalog.listForUser(userId),
+      this.#listSettingsOnlyEntries?.(userId) ?? Promise.resolve([]),
+    ]);
+    if (settingsOnly.length === 0) return entries;
+    const names = new Set(entries.map((entry) => entry.tool.definition.name));
+    const merged = [...entries, ...settingsOnly.filter((entry) => !names.has(entry.tool.definition.name))];
+    return merged.sort((a, b) => a.tool.definition.name.localeCompare(b.tool.definition.name));
   }
 
   /** Every tool the user has, minus those the policy removes (`tools.disabled`); admin-only ones stay, marked. */
   async list(user: PolicySubject): Promise<ToolSettingsDescriptor[]> {
     const [entries, saved] = await Promise.all([
-      this.#catalog.listForUser(user.id),
+      this.#listEntries(user.id),
       this.#repository.listForUser(user.id),
     ]);
     return entries
@@ -168,9 +186,7 @@ export class ToolSettingsService {
   async #find(userId: string, toolName: string): Promise<RegistryEntry> {
     const entry = isToolRemovedByPolicy(this.#policy, toolName)
       ? undefined
-      : (await this.#catalog.listForUser(userId)).find(
-          (candidate) => candidate.tool.definition.name === toolName,
-        );
+      : (await this.#listEntries(userId)).find((candidate) => candidate.tool.definition.name === toolName);
     if (entry === undefined) {
       throw new ToolportError('not_found', `Unknown tool ${JSON.stringify(toolName)}.`, {
         details: { toolName },

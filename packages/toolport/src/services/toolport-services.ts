@@ -25,6 +25,9 @@ import { createTextCompletionService } from './text-completion-service.ts';
 import { createToolCatalog, type ToolCatalog, type UserToolSource } from './tool-catalog.ts';
 import { ToolRuntimeService } from './tool-runtime-service.ts';
 import { ToolSettingsService } from './tool-settings-service.ts';
+import { createWorkspaceToolAccess, listUserWorkspaceEntries } from './workspace-tool-access.ts';
+import { createWorkspaceToolService } from '../workspace/create-workspace-tool-service.ts';
+import type { WorkspaceToolService } from '../workspace/workspace-tool-service.ts';
 
 export interface ToolportServicesOptions {
   database: ToolportDatabase;
@@ -64,6 +67,8 @@ export interface ToolportServicesOptions {
    * (`--code-tool-roots`, `TOOLPORT_CODE_TOOL_ROOTS`), before the policy's `codeToolRoots`.
    */
   codeToolRoots?: readonly string[];
+  /** WS-1 workspace scripts: `TOOLPORT_CHROMIUM_PATH`/PATH for g.nav (default process.env). */
+  workspaceEnvironment?: Readonly<Record<string, string | undefined>>;
 }
 
 /** Everything the HTTP routes, the CLI and later the agent loop call, wired once over one database. */
@@ -91,6 +96,8 @@ export interface ToolportServices {
   readonly httpTools: HttpToolService;
   /** The operator's code tools (CODE-1): part of every user's catalog; their load errors for the settings API. */
   readonly codeTools: ServerCodeTools;
+  /** WS-1: every workspace's tools.json, loaded once per directory. `workspaceTools.close()` on shutdown. */
+  readonly workspaceTools: WorkspaceToolService;
   /** Waits for background audit inserts; the caller closes the database. */
   flush(): Promise<void>;
 }
@@ -116,16 +123,19 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
   });
   const imageStore = options.imageStore ?? new DatabaseImageStore(repositories.images);
   const secrets = new SecretService(repositories.secrets, cipher);
+  // NET-1's one operator allowlist for every request a model or script causes: the caller's (or the MCP pool's)
+  // joined with the policy's `outboundAllow`.
+  const outboundAllowlist = mergeOutboundAllowlists(
+    options.outboundAllowlist ?? options.mcp?.outboundAllowlist,
+    parseOutboundAllowlist(policy.outboundAllow),
+  );
   const httpTools = new HttpToolService({
     repository: repositories.customTools,
     users: repositories.users,
     secrets,
     credentials: configCredentials,
     policy,
-    outboundAllowlist: mergeOutboundAllowlists(
-      options.outboundAllowlist ?? options.mcp?.outboundAllowlist,
-      parseOutboundAllowlist(policy.outboundAllow),
-    ),
+    outboundAllowlist,
     reservedNames: () => options.registry.listEntries().map((entry) => entry.tool.definition.name),
     ...(options.outboundResolve === undefined ? {} : { resolve: options.outboundResolve }),
     ...(options.logger === undefined ? {} : { logger: options.logger }),
@@ -151,6 +161,13 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
   const codeTools = createServerCodeTools([
     ...new Set([...(options.codeToolRoots ?? []), ...policy.codeToolRoots]),
   ]);
+  const workspaceTools = createWorkspaceToolService({
+    outboundAllowlist,
+    ...(options.workspaceEnvironment === undefined ? {} : { env: options.workspaceEnvironment }),
+    reservedNames: () => options.registry.listEntries().map((entry) => entry.tool.definition.name),
+    ...(options.protectedPaths === undefined ? {} : { deniedPaths: options.protectedPaths }),
+    missingSecretsHint: "set it in the user's secrets (PUT /api/secrets/NAME).",
+  });
   const providers = new ProviderConfigService({
     repository: repositories.providerConfigs,
     secrets,
@@ -208,6 +225,12 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
         ...(options.logger === undefined ? {} : { logger: options.logger }),
       }),
     shellSandbox: options.shellSandbox,
+    workspaceTools: createWorkspaceToolAccess({
+      service: workspaceTools,
+      users: repositories.users,
+      trust: repositories.workspaceTrust,
+      policy,
+    }),
   }));
   return {
     database: options.database,
@@ -220,6 +243,8 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
       logger: options.logger,
       policy,
       onChange: (userId) => toolRuntime.invalidate(userId),
+      listSettingsOnlyEntries: (userId) =>
+        listUserWorkspaceEntries(workspaceTools, repositories.workspaceTrust, chats, userId),
     }),
     toolRuntime,
     secrets,
@@ -242,6 +267,7 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
     policy,
     httpTools,
     codeTools,
+    workspaceTools,
     flush: () => repositories.toolExecutions.flush(),
   };
 }

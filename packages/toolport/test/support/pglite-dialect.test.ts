@@ -16,6 +16,7 @@ describe('DB-1 PGlite fallback dialect', () => {
         '0002-provider-configs-and-transcripts',
         '0006-images',
         '0007-agent-delegation',
+        '0008-workspace-trust',
       ]);
       expect(await migrateDatabase(database)).toEqual([]);
       const repositories = createRepositories(database);

@@ -55,6 +55,7 @@ export async function startTestServer(
       await services.mcp.close();
       await services.providers.close();
       await services.httpTools.close();
+      await services.workspaceTools.close();
       await services.flush();
     },
   };

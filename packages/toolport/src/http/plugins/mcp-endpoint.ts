@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { ToolRuntime } from '../../core/tool-runtime.ts';
 import type { ToolportServices } from '../../services/toolport-services.ts';
 import { createMcpHttpHandler, DEFAULT_MCP_ALLOWED_HOSTS } from '../../mcp/mcp-http-handler.ts';
+import { resolveMcpWorkspace, workspaceChat } from './mcp-workspace.ts';
 import { TOOLPORT_VERSION, type ToolportServerPlugin } from '../build-server.ts';
 
 export interface McpEndpointOptions {
@@ -94,8 +95,21 @@ export function createMcpEndpointPlugin(options: McpEndpointOptions = {}): Toolp
         const user = token === undefined ? undefined : await services.tokens.authenticate(token);
         return user === undefined ? undefined : { userId: user.id, isAdmin: user.isAdmin };
       },
-      getRuntime: (principal, request) => {
+      getRuntime: async (principal, request) => {
         const user = { id: principal.userId, isAdmin: principal.isAdmin === true };
+        // WS-1: `/mcp?workspace=DIR` serves that (trusted) workspace's tools too, with origin mcp; uncached, so
+        // every request lists the workspace's current tools.json.
+        const workspace = await resolveMcpWorkspace(services, principal.userId, request);
+        if (workspace !== undefined) {
+          return services.toolRuntime.getEnabledToolRuntime(
+            user,
+            workspaceChat(principal.userId, workspace),
+            undefined,
+            {
+              origin: 'mcp',
+            },
+          );
+        }
         // This process's own pool calling back (a server configured to point at this /mcp): no MCP tools, no loop.
         if (services.mcp.isOwnClient(request.headers)) {
           return services.mcp.withoutMcpTools(() => services.toolRuntime.getEnabledToolRuntime(user));

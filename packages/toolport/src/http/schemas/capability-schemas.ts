@@ -22,7 +22,7 @@ export const CapabilitiesQuerySchema = Type.Object(
 
 export const CapabilityToolSchema = Type.Object({
   name: Type.String({ description: 'The wire name the model sees and calls' }),
-  source: Type.String({ description: 'builtin, custom, or mcp' }),
+  source: Type.String({ description: 'builtin, custom, mcp or workspace' }),
   origin: Type.String({
     description: 'Where the tool comes from, e.g. builtin, a file, or mcp:<server name>',
   }),

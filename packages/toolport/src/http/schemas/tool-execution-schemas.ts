@@ -15,4 +15,7 @@ export const ExecuteToolResponseSchema = Type.Object({
   output: Type.String({ description: 'The serialized text a model would receive (CORE-7).' }),
   truncated: Type.Boolean(),
   durationMs: Type.Number(),
+  logs: Type.Optional(
+    Type.String({ description: 'What a workspace script wrote with console.* (64 KB cap).' }),
+  ),
 });

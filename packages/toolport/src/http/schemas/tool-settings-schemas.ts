@@ -26,7 +26,7 @@ export const ToolSettingsDescriptorSchema = Type.Object(
     title: Type.String(),
     description: Type.String(),
     category: Type.String(),
-    source: Type.String({ description: 'builtin, custom, code, mcp, agent or http' }),
+    source: Type.String({ description: 'builtin, custom, code, workspace, mcp, agent or http' }),
     file: Type.Optional(Type.String({ description: "A code tool's file (CODE-1)." })),
     enabled: Type.Boolean({
       description: 'Effective: false while the operator policy keeps the tool from the caller.',

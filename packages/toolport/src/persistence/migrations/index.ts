@@ -5,6 +5,7 @@ import * as initialSchema from './0001-initial-schema.ts';
 import * as providerConfigsAndTranscripts from './0002-provider-configs-and-transcripts.ts';
 import * as images from './0006-images.ts';
 import * as agentDelegation from './0007-agent-delegation.ts';
+import * as workspaceTrust from './0008-workspace-trust.ts';
 
 interface EngineMigration {
   up(db: Kysely<unknown>, engine: DatabaseEngine): Promise<void>;
@@ -16,6 +17,7 @@ const MIGRATIONS: Record<string, EngineMigration> = {
   '0002-provider-configs-and-transcripts': providerConfigsAndTranscripts,
   '0006-images': images,
   '0007-agent-delegation': agentDelegation,
+  '0008-workspace-trust': workspaceTrust,
 };
 
 /** Static list (no folder scan), so the migrations work the same from `src/` and from the built `dist/`. */
