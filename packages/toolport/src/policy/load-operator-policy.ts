@@ -70,6 +70,7 @@ export function loadOperatorPolicy(options: LoadOperatorPolicyOptions): LoadedOp
   const merged = applyEnvironmentOverrides(
     mergeOver(structuredClone(DEFAULT_OPERATOR_POLICY), fromFile),
     options.env,
+    options.cwd,
   );
   assertValidPolicy(merged, where);
   const policy = merged as OperatorPolicy;
@@ -141,10 +142,15 @@ export function assertValidPolicy(candidate: unknown, where = 'policy'): asserts
 function applyEnvironmentOverrides(
   policy: Record<string, unknown>,
   env: Readonly<Record<string, string | undefined>>,
+  cwd: string,
 ): Record<string, unknown> {
   const list = (value: string): string[] => value.split(':').filter((entry) => entry !== '');
-  if (env.TOOLPORT_WORKSPACE_ROOTS !== undefined) policy.workspaceRoots = list(env.TOOLPORT_WORKSPACE_ROOTS);
-  if (env.TOOLPORT_CODE_TOOL_ROOTS !== undefined) policy.codeToolRoots = list(env.TOOLPORT_CODE_TOOL_ROOTS);
+  // Directory lists are `:`-separated like PATH; a relative entry is relative to the directory serve starts in.
+  const directories = (value: string): string[] => list(value).map((entry) => resolve(cwd, entry));
+  if (env.TOOLPORT_WORKSPACE_ROOTS !== undefined)
+    policy.workspaceRoots = directories(env.TOOLPORT_WORKSPACE_ROOTS);
+  if (env.TOOLPORT_CODE_TOOL_ROOTS !== undefined)
+    policy.codeToolRoots = directories(env.TOOLPORT_CODE_TOOL_ROOTS);
   if (env.TOOLPORT_OUTBOUND_ALLOW !== undefined) policy.outboundAllow = env.TOOLPORT_OUTBOUND_ALLOW;
   if (env.TOOLPORT_DENIED_PATHS !== undefined && Array.isArray(policy.deniedPaths)) {
     policy.deniedPaths = [...(policy.deniedPaths as unknown[]), ...list(env.TOOLPORT_DENIED_PATHS)];

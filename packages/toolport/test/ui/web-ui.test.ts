@@ -332,6 +332,13 @@ describe('UI-1 the web UI in a real browser against toolport serve', { timeout: 
     const config = {
       url: 'https://api.example.com/w/{{city}}',
       method: 'GET',
+      description: 'The weather in a city.',
+      parameters: {
+        type: 'object',
+        properties: { city: { type: 'string' } },
+        required: ['city'],
+        additionalProperties: false,
+      },
       auth: { type: 'bearer', value: 'sk-http-tool-credential' },
     };
     await form.getByLabel('Configuration (JSON)').fill(JSON.stringify(config));

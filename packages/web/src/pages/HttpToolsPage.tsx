@@ -15,6 +15,13 @@ const TEMPLATE = {
   url: 'https://api.example.com/items/{{id}}',
   method: 'GET',
   description: 'What the model reads about this tool.',
+  // The tool's arguments (JSON Schema): every {{placeholder}} that is not a secret names one of them.
+  parameters: {
+    type: 'object',
+    properties: { id: { type: 'string', description: 'The item id.' } },
+    required: ['id'],
+    additionalProperties: false,
+  },
   headers: { Accept: 'application/json' },
   auth: { type: 'bearer', value: '{{MY_API_KEY}}' },
   timeout: 30000,
