@@ -1,4 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { httpStatusForErrorCode } from '../core/error-codes.ts';
+import { isToolportError } from '../core/errors.ts';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
 import type { McpCallCancellation } from './mcp-server.ts';
 import {
@@ -325,6 +327,10 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
       }
       await answer(principal, request, response, body);
     } catch (error) {
+      // A refusal (a workspace the caller may not use, a policy) keeps its own status and message.
+      if (isToolportError(error) && !response.headersSent) {
+        return sendJsonRpcError(response, httpStatusForErrorCode(error.code), error.message);
+      }
       // A mounted handler must not reject into a bare node:http server (an unhandled rejection ends the process).
       options.onError?.(error);
       if (!response.headersSent)

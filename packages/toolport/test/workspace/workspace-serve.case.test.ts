@@ -1,4 +1,5 @@
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -250,7 +251,7 @@ describe.each(TEST_ENGINES)('WS-1 workspace tools in serve on %s', (engine) => {
     expect(outcome.body.error?.message).toContain('not trusted');
   });
 
-  it('/mcp?workspace= serves the meta-tools and script tools with origin mcp; a reload sends list_changed', async () => {
+  it('/mcp?workspace= serves the meta-tools and script tools with origin mcp; a reload shows in the next listing', async () => {
     await server.app.listen({ host: '127.0.0.1', port: 0 });
     const port = (server.app.server.address() as AddressInfo).port;
     const client = new Client({ name: 'ws-test', version: '1.0.0' });
@@ -287,8 +288,25 @@ describe.each(TEST_ENGINES)('WS-1 workspace tools in serve on %s', (engine) => {
       expect(JSON.stringify(blocked.content)).toContain('origin mcp');
       const ticket = await client.callTool({ name: 'create-ticket', arguments: { title: 'm', body: 'c' } });
       expect(ticket.structuredContent).toEqual({ ticketId: 'T-1', url: `${loopback.url}/tickets/T-1` });
-      await client.callTool({ name: 'ReloadWorkspaceTools', arguments: {} });
-      expect(changed).toBeGreaterThan(0);
+      // The stateless /mcp has no stream to push list_changed on (toolport mcp --workdir sends it); every request
+      // lists the workspace's current tools.json, so the reloaded set is what the next tools/list shows.
+      writeWorkspace(workspace, [
+        ...tools,
+        { name: 'added-later', description: 'new', script: 'scripts/spin.js' },
+      ]);
+      await call('POST', '/api/workspace-trust', alice, {
+        directory: workspace,
+        sha256: sha256Of(workspace),
+      });
+      const reloaded = await client.callTool({ name: 'ReloadWorkspaceTools', arguments: {} });
+      expect(reloaded.isError ?? false).toBe(false);
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('added-later');
+      writeWorkspace(workspace, tools);
+      await call('POST', '/api/workspace-trust', alice, {
+        directory: workspace,
+        sha256: sha256Of(workspace),
+      });
+      expect(changed).toBe(0);
     } finally {
       await client.close();
     }
@@ -328,6 +346,8 @@ describe('WS-1 operator policy customTools.workspace', () => {
         policy: {
           ...DEFAULT_OPERATOR_POLICY,
           customTools: { ...DEFAULT_OPERATOR_POLICY.customTools, workspace: 'admins' },
+          // Non-admins may bind chats under the temp dir, so the refusal tested is customTools.workspace's.
+          workspaceRoots: [realpathSync(tmpdir())],
         },
       },
     });
