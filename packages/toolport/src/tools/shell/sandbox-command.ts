@@ -52,6 +52,11 @@ export function sandboxedSpawnArguments(
     '/tmp',
   ];
   for (const path of plan.writablePaths) bwrapArgs.push('--bind', path, path);
+  // The command's directory is readable even where the fresh /tmp covers it (a checkout under /tmp, chat mode's
+  // process cwd): bound read-only unless a writable bind already holds it.
+  if (!plan.writablePaths.some((path) => cwd === path || cwd.startsWith(`${path}/`))) {
+    bwrapArgs.push('--ro-bind', cwd, cwd);
+  }
   for (const { path, directory } of plan.hiddenPaths) {
     if (directory) bwrapArgs.push('--tmpfs', path);
     else bwrapArgs.push('--ro-bind', '/dev/null', path);
