@@ -54,7 +54,8 @@ export function sandboxedSpawnArguments(
   for (const path of plan.writablePaths) bwrapArgs.push('--bind', path, path);
   // The command's directory is readable even where the fresh /tmp covers it (a checkout under /tmp, chat mode's
   // process cwd): bound read-only unless a writable bind already holds it.
-  if (!plan.writablePaths.some((path) => cwd === path || cwd.startsWith(`${path}/`))) {
+  const insideFreshTmp = cwd === '/tmp' || cwd.startsWith('/tmp/');
+  if (insideFreshTmp && !plan.writablePaths.some((path) => cwd === path || cwd.startsWith(`${path}/`))) {
     bwrapArgs.push('--ro-bind', cwd, cwd);
   }
   for (const { path, directory } of plan.hiddenPaths) {
