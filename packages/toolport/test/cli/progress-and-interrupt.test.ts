@@ -105,7 +105,9 @@ describe.skipIf(!BUILT)('CLI-1 Ctrl-C on tools run (the real bin)', () => {
     let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-    for (let attempt = 0; attempt < 200 && !existsSync(marker); attempt += 1) {
+    // The shell creates the file before it writes the pid: wait for the content, not just the file.
+    const written = (): boolean => existsSync(marker) && readFileSync(marker, 'utf8').trim() !== '';
+    for (let attempt = 0; attempt < 400 && !written(); attempt += 1) {
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
     expect(readFileSync(marker, 'utf8').trim()).toMatch(/^\d+$/);
