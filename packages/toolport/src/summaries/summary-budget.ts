@@ -11,6 +11,7 @@ export async function withBudget<T>(
   toolName: string,
   work: (signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
+  const startedAt = Date.now();
   const budget = new AbortController();
   const timer = setTimeout(
     () => budget.abort(new ToolportError('timeout', budgetMessage(toolName, budgetMs))),
@@ -24,7 +25,11 @@ export async function withBudget<T>(
       work(signal).then(resolve, reject);
     });
   } catch (error) {
-    if (budget.signal.aborted && !parent.aborted) {
+    // A step's own deadline that lands on the budget's (same timer tick) is the budget running out, too.
+    const budgetSpent =
+      budget.signal.aborted ||
+      (error instanceof ToolportError && error.code === 'timeout' && Date.now() - startedAt >= budgetMs);
+    if (budgetSpent && !parent.aborted) {
       throw new ToolportError('timeout', budgetMessage(toolName, budgetMs), {
         details: { timeoutMs: budgetMs },
       });

@@ -207,7 +207,9 @@ async function fetchPage(
         },
         maxResponseBytes: MAX_PAGE_BYTES,
         followRedirects: false,
-        timeoutMs: WEB_PAGE_SUMMARY_BUDGET_MS,
+        // The call's budget (withBudget) governs; the request's own deadline sits past it so the two never race
+        // and the caller always hears the budget's message.
+        timeoutMs: WEB_PAGE_SUMMARY_BUDGET_MS + 1_000,
       },
       signal,
     );
