@@ -9,6 +9,7 @@ import { FreshnessLedgerRepository } from './repositories/freshness-ledger-repos
 import { McpServerRepository } from './repositories/mcp-server-repository.ts';
 import { ProviderConfigRepository } from './repositories/provider-config-repository.ts';
 import { SecretRepository } from './repositories/secret-repository.ts';
+import { ToolApprovalRepository } from './repositories/tool-approval-repository.ts';
 import { ToolExecutionRepository } from './repositories/tool-execution-repository.ts';
 import { ToolSettingsRepository } from './repositories/tool-settings-repository.ts';
 import { UserRepository } from './repositories/user-repository.ts';
@@ -26,6 +27,7 @@ export interface Repositories {
   toolExecutions: ToolExecutionRepository;
   providerConfigs: ProviderConfigRepository;
   chatMessages: ChatMessageRepository;
+  toolApprovals: ToolApprovalRepository;
 }
 
 export function createRepositories(database: ToolportDatabase, logger?: ToolportLogger): Repositories {
@@ -43,5 +45,6 @@ export function createRepositories(database: ToolportDatabase, logger?: Toolport
     toolExecutions: new ToolExecutionRepository(db, logger),
     providerConfigs: new ProviderConfigRepository(db),
     chatMessages: new ChatMessageRepository(db),
+    toolApprovals: new ToolApprovalRepository(db),
   };
 }

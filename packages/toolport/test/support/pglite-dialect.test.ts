@@ -15,6 +15,7 @@ describe('DB-1 PGlite fallback dialect', () => {
         '0001-initial-schema',
         '0002-provider-configs-and-transcripts',
         '0007-agent-delegation',
+        '0010-approvals',
       ]);
       expect(await migrateDatabase(database)).toEqual([]);
       const repositories = createRepositories(database);

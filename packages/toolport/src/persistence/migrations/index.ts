@@ -4,6 +4,7 @@ import type { DatabaseEngine } from '../database-engine.ts';
 import * as initialSchema from './0001-initial-schema.ts';
 import * as providerConfigsAndTranscripts from './0002-provider-configs-and-transcripts.ts';
 import * as agentDelegation from './0007-agent-delegation.ts';
+import * as approvals from './0010-approvals.ts';
 
 interface EngineMigration {
   up(db: Kysely<unknown>, engine: DatabaseEngine): Promise<void>;
@@ -14,6 +15,7 @@ const MIGRATIONS: Record<string, EngineMigration> = {
   '0001-initial-schema': initialSchema,
   '0002-provider-configs-and-transcripts': providerConfigsAndTranscripts,
   '0007-agent-delegation': agentDelegation,
+  '0010-approvals': approvals,
 };
 
 /** Static list (no folder scan), so the migrations work the same from `src/` and from the built `dist/`. */

@@ -9,6 +9,27 @@ export interface StoredToolSettings {
   enabled?: boolean;
   parameters: Record<string, unknown>;
   updatedAt: string;
+  /** Issue 16: the stored permission rule, unchecked (coerced where it is used). */
+  permission?: unknown;
+  approvalTimeoutSeconds?: number;
+}
+
+/** What a write stores (`put`, `update`'s change). */
+export interface ToolSettingsWrite {
+  enabled?: boolean;
+  parameters: Record<string, unknown>;
+  permission?: unknown;
+  approvalTimeoutSeconds?: number;
+}
+
+function parseStoredJson(text: string | null): unknown {
+  if (text === null) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    // Unreadable: the permission helpers treat it as the strictest usable rule (`ask`).
+    return text;
+  }
 }
 
 function toStored(row: UserToolSettingsTable): StoredToolSettings {
@@ -17,6 +38,10 @@ function toStored(row: UserToolSettingsTable): StoredToolSettings {
     updatedAt: row.updated_at,
   };
   if (row.enabled !== null) stored.enabled = fromFlag(row.enabled);
+  const permission = parseStoredJson(row.permission ?? null);
+  if (permission !== undefined) stored.permission = permission;
+  if (row.approval_timeout_seconds !== null && row.approval_timeout_seconds !== undefined)
+    stored.approvalTimeoutSeconds = Number(row.approval_timeout_seconds);
   return stored;
 }
 
@@ -59,7 +84,7 @@ export class ToolSettingsRepository {
   async put(
     userId: string,
     toolName: string,
-    settings: { enabled?: boolean; parameters: Record<string, unknown> },
+    settings: ToolSettingsWrite,
   ): Promise<StoredToolSettings> {
     const values = {
       user_id: userId,
@@ -67,6 +92,8 @@ export class ToolSettingsRepository {
       enabled: settings.enabled === undefined ? null : toFlag(settings.enabled),
       parameters: JSON.stringify(settings.parameters),
       updated_at: currentTimestamp(),
+      permission: settings.permission === undefined ? null : JSON.stringify(settings.permission),
+      approval_timeout_seconds: settings.approvalTimeoutSeconds ?? null,
     };
     await this.#db
       .insertInto('user_tool_settings')
@@ -76,6 +103,8 @@ export class ToolSettingsRepository {
           enabled: values.enabled,
           parameters: values.parameters,
           updated_at: values.updated_at,
+          permission: values.permission,
+          approval_timeout_seconds: values.approval_timeout_seconds,
         }),
       )
       .execute();
@@ -89,10 +118,7 @@ export class ToolSettingsRepository {
   async update(
     userId: string,
     toolName: string,
-    change: (current: StoredToolSettings | undefined) => {
-      enabled?: boolean;
-      parameters: Record<string, unknown>;
-    },
+    change: (current: StoredToolSettings | undefined) => ToolSettingsWrite,
   ): Promise<StoredToolSettings> {
     return this.#db.transaction().execute(async (transaction) => {
       let current: UserToolSettingsTable | undefined;
