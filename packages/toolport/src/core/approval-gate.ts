@@ -58,13 +58,11 @@ function waitForDecision(
       askedBy: verdict.askedBy ?? [],
       ...(signal === undefined ? {} : { signal }),
     })
-      .catch(
-        (error: unknown): ApprovalDecision => ({
-          decision: 'deny',
-          decidedBy: 'error',
-          message: `the approval could not be asked (${error instanceof Error ? error.message : String(error)})`,
-        }),
-      )
+      .catch((error: unknown): ApprovalDecision => ({
+        decision: 'deny',
+        decidedBy: 'error',
+        message: `the approval could not be asked (${error instanceof Error ? error.message : String(error)})`,
+      }))
       .then((decision) => {
         signal?.removeEventListener('abort', onAbort);
         resolve(decision);

@@ -124,7 +124,8 @@ export function evaluateRule(
       action: rule,
       rule: describeRule(undefined, rule),
       reason: `${toolName} is set to ${JSON.stringify(rule)}.`,
-      subjects: rule === 'allow' ? [] : subjectsFor(kind, toolName, args, workingDirectory).map((s) => s.exact),
+      subjects:
+        rule === 'allow' ? [] : subjectsFor(kind, toolName, args, workingDirectory).map((s) => s.exact),
     };
   }
   let strictest: RuleVerdict | undefined;
@@ -148,5 +149,7 @@ export function evaluateRule(
     }
   }
   // An empty line (only assignments or comments) runs nothing a pattern could name.
-  return strictest ?? { action: 'allow', rule: 'no command', reason: 'The line runs no command.', subjects: [] };
+  return (
+    strictest ?? { action: 'allow', rule: 'no command', reason: 'The line runs no command.', subjects: [] }
+  );
 }

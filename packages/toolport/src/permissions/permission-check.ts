@@ -52,7 +52,9 @@ export function createPermissionCheck(options: PermissionCheckOptions): Permissi
       rule: `${prefix}${deciding.verdict.rule}`,
       reason: deciding.verdict.reason,
       approvalTimeoutMs: (rules.approvalTimeoutSeconds ?? DEFAULT_APPROVAL_TIMEOUT_SECONDS) * 1000,
-      subjects: [...new Set(verdicts.filter((v) => v.verdict.action === 'ask').flatMap((v) => v.verdict.subjects))],
+      subjects: [
+        ...new Set(verdicts.filter((v) => v.verdict.action === 'ask').flatMap((v) => v.verdict.subjects)),
+      ],
       askedBy: verdicts.filter((v) => v.verdict.action === 'ask').map((v) => v.by),
     };
     if (action !== 'ask' || options.isApprovedForSession === undefined || call.chatId === undefined)

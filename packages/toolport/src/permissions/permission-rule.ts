@@ -1,9 +1,6 @@
 import { ToolSettingsError } from '../core/errors.ts';
 import type { PermissionAction } from '../core/tool-approval.ts';
-import {
-  MAX_APPROVAL_TIMEOUT_SECONDS,
-  MIN_APPROVAL_TIMEOUT_SECONDS,
-} from '../core/tool-approval.ts';
+import { MAX_APPROVAL_TIMEOUT_SECONDS, MIN_APPROVAL_TIMEOUT_SECONDS } from '../core/tool-approval.ts';
 
 /**
  * Issue 16, opencode's shape: an action for every call, or an ordered object of pattern → action where the last
@@ -117,5 +114,7 @@ export function withAllowRules(
 }
 
 export function describeRule(pattern: string | undefined, action: PermissionAction): string {
-  return pattern === undefined ? JSON.stringify(action) : `${JSON.stringify(pattern)}: ${JSON.stringify(action)}`;
+  return pattern === undefined
+    ? JSON.stringify(action)
+    : `${JSON.stringify(pattern)}: ${JSON.stringify(action)}`;
 }

@@ -12,9 +12,7 @@ export interface SimpleCommand {
   dynamicName: boolean;
 }
 
-export type ParsedShellLine =
-  | { ok: true; commands: SimpleCommand[] }
-  | { ok: false; error: string };
+export type ParsedShellLine = { ok: true; commands: SimpleCommand[] } | { ok: false; error: string };
 
 interface ShellNode {
   Pos(): { Offset(): number };
@@ -85,8 +83,7 @@ export function parseShellLine(line: string): ParsedShellLine {
     // Assignments only (`A=1`): nothing runs but what their values' substitutions run, which the walk visits.
     if (args.length === 0) return true;
     const words = args.map(
-      (word) =>
-        staticWordValue(word, sh) ?? line.slice(word.Pos().Offset(), word.End().Offset()),
+      (word) => staticWordValue(word, sh) ?? line.slice(word.Pos().Offset(), word.End().Offset()),
     );
     commands.push({ text: words.join(' '), dynamicName: staticWordValue(args[0]!, sh) === undefined });
     return true;

@@ -34,5 +34,5 @@ export function escapeWildcard(text: string): string {
 }
 
 function escapeRegExp(char: string): string {
-  return /[.*+?^${}()|[\]\\/-]/.test(char) ? `\\${char}` : char;
+  return /[.*+?^${}()|[\]\\]/.test(char) ? `\\${char}` : char;
 }

@@ -102,7 +102,8 @@ export class ApprovalService {
     try {
       for (;;) {
         const current = await approvals.getById(record.id);
-        if (current === undefined) return { decision: 'deny', decidedBy: 'error', message: 'the approval vanished' };
+        if (current === undefined)
+          return { decision: 'deny', decidedBy: 'error', message: 'the approval vanished' };
         if (current.status === 'approved' || current.status === 'denied') {
           return {
             decision: current.status === 'approved' ? 'approve' : 'deny',
@@ -111,7 +112,8 @@ export class ApprovalService {
             decidedBy: current.decidedBy ?? 'user',
           };
         }
-        if (current.status === 'expired') return { decision: 'deny', decidedBy: current.decidedBy ?? 'timeout' };
+        if (current.status === 'expired')
+          return { decision: 'deny', decidedBy: current.decidedBy ?? 'timeout' };
         if (signal?.aborted) {
           await approvals.expire(record.id);
           return { decision: 'deny', decidedBy: 'cancelled' };
@@ -152,9 +154,13 @@ export class ApprovalService {
     const { approvals } = this.#options;
     const record = await approvals.findLatest(user.id, chatId, callId);
     if (record === undefined) {
-      throw new ToolportError('not_found', `No approval is waiting for call ${JSON.stringify(callId)} in this chat.`, {
-        details: { callId },
-      });
+      throw new ToolportError(
+        'not_found',
+        `No approval is waiting for call ${JSON.stringify(callId)} in this chat.`,
+        {
+          details: { callId },
+        },
+      );
     }
     const remember = input.remember ?? 'call';
     const decided = await approvals.decide(record.id, {

@@ -129,7 +129,11 @@ export class ToolSettingsService {
     // `approvalTimeoutSeconds` is a setting of every tool, so it is accepted among the parameters too.
     if (update.parameters !== undefined && 'approvalTimeoutSeconds' in update.parameters) {
       const { approvalTimeoutSeconds, ...parameters } = update.parameters;
-      update = { ...update, parameters, approvalTimeoutSeconds: update.approvalTimeoutSeconds ?? approvalTimeoutSeconds };
+      update = {
+        ...update,
+        parameters,
+        approvalTimeoutSeconds: update.approvalTimeoutSeconds ?? approvalTimeoutSeconds,
+      };
     }
     const entry = await this.#find(userId, toolName);
     const { tool } = entry;

@@ -1,3 +1,4 @@
+import { ApprovalService } from './approval-service.ts';
 import type { ToolRegistry } from '../core/tool-registry.ts';
 import type { OutboundHttpClient, ToolportLogger } from '../core/tool-types.ts';
 import type { ToolportDatabase } from '../persistence/database.ts';
@@ -40,6 +41,8 @@ export interface ToolportServicesOptions {
   providerMaxRetries?: number;
   /** SPEC AUTH-2: what non-admin users may do (default: `DEFAULT_OPERATOR_POLICY`, safe for untrusted users). */
   policy?: OperatorPolicy;
+  /** Issue 16: how often a waiting turn re-reads its approval (default 250 ms). */
+  approvalPollIntervalMs?: number;
 }
 
 /** Everything the HTTP routes, the CLI and later the agent loop call, wired once over one database. */
@@ -58,6 +61,8 @@ export interface ToolportServices {
   readonly agentTools: AgentToolService;
   /** Users' MCP servers: the process's one client pool. `mcp.close()` on shutdown ends every stdio child. */
   readonly mcp: McpServerService;
+  /** Issue 16: pending tool approvals of chat turns and their answers. */
+  readonly approvals: ApprovalService;
   readonly providers: ProviderConfigService;
   readonly chatTurns: ChatTurnService;
   readonly imageStore: FileImageStore | undefined;
@@ -116,7 +121,15 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
     policy,
     repositories.agents,
   );
+  const approvals = new ApprovalService({
+    approvals: repositories.toolApprovals,
+    toolSettings: repositories.toolSettings,
+    agents: repositories.agents,
+    ...(options.approvalPollIntervalMs === undefined ? {} : { pollIntervalMs: options.approvalPollIntervalMs }),
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+  });
   const toolRuntime = (toolRuntimeService = new ToolRuntimeService({
+    isApprovedForSession: (call, subjects) => approvals.isApprovedForSession(call, subjects),
     catalog,
     toolSettings: repositories.toolSettings,
     agents: repositories.agents,
@@ -157,11 +170,13 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
       messages: repositories.chatMessages,
       providers,
       toolRuntime,
+      approvals,
       imageStore: options.imageStore,
       maxRetries: options.providerMaxRetries,
       logger: options.logger,
     }),
     mcp,
+    approvals,
     imageStore: options.imageStore,
     policy,
     flush: () => repositories.toolExecutions.flush(),

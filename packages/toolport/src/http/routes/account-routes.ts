@@ -23,7 +23,9 @@ const ExecutionSchema = Type.Object({
     [
       Type.Object({
         decision: Type.String({ description: 'approve or deny' }),
-        decidedBy: Type.String({ description: 'rule, session, timeout, user:<id>, cli, cli --yes, mcp-client …' }),
+        decidedBy: Type.String({
+          description: 'rule, session, timeout, user:<id>, cli, cli --yes, mcp-client …',
+        }),
         rule: Type.Union([Type.String(), Type.Null()]),
         remember: Type.Union([Type.String(), Type.Null()]),
         decidedAt: Type.String(),

@@ -72,7 +72,9 @@ export const PatchAgentToolBodySchema = Type.Object(
       Type.Record(Type.String(), Type.Unknown(), { description: 'Merged into the stored config (spread).' }),
     ),
     permission: Type.Optional(
-      Type.Unknown({ description: 'An action or an ordered pattern → action object; null forgets it. 422 if invalid.' }),
+      Type.Unknown({
+        description: 'An action or an ordered pattern → action object; null forgets it. 422 if invalid.',
+      }),
     ),
   },
   { additionalProperties: false },

@@ -118,7 +118,11 @@ export class ToolApprovalRepository {
   }
 
   async getById(id: string): Promise<ToolApprovalRecord | undefined> {
-    const row = await this.#db.selectFrom('tool_approvals').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await this.#db
+      .selectFrom('tool_approvals')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirst();
     return row === undefined ? undefined : toRecord(row);
   }
 
