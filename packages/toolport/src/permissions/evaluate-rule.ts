@@ -104,7 +104,8 @@ function subjectsFor(
 }
 
 function patternMatcher(kind: PermissionSubjectKind, text: string): (pattern: string) => boolean {
-  if (kind === 'path') return (pattern) => picomatch.isMatch(text, pattern, { dot: true });
+  // A lone `*` is "every call" in every rule kind (opencode's catch-all), not picomatch's "one segment".
+  if (kind === 'path') return (pattern) => pattern === '*' || picomatch.isMatch(text, pattern, { dot: true });
   return (pattern) => matchesWildcard(pattern, text);
 }
 
