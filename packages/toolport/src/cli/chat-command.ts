@@ -6,6 +6,7 @@ import { defaultToolRegistry } from '../core/tool-registry.ts';
 import { createToolRuntime, type ToolRuntime } from '../core/tool-runtime.ts';
 import type { ToolServices } from '../core/tool-types.ts';
 import { runAgentTurn, startConversation } from '../providers/agent-loop.ts';
+import { createCliApprover } from './cli-approver.ts';
 import {
   API_KEY_ENVIRONMENT_VARIABLES,
   createProviderAdapter,
@@ -22,7 +23,7 @@ import { UsageError } from './usage-error.ts';
 export const CHAT_USAGE =
   'usage: toolport chat --provider openai|openai-chat|anthropic|gemini|gemini-interactions --model MODEL ' +
   '[--base-url URL] [-p "prompt"] [--system TEXT] [--workdir DIR] [--max-iterations N] [--max-tokens N] ' +
-  '[--user NAME [--data-dir DIR] [--database-url URL]]';
+  '[--user NAME [--data-dir DIR] [--database-url URL]] [--yes]';
 
 const SHOWN_RESULT_CHARACTERS = 200;
 
@@ -141,6 +142,7 @@ export async function runChatCommand(argv: string[], io: CliIo, signal?: AbortSi
       'max-iterations': { type: 'string' },
       'max-tokens': { type: 'string' },
       user: { type: 'string' },
+      yes: { type: 'boolean' },
       ...DATABASE_OPTIONS,
       ...CONFINEMENT_OPTIONS,
     },
@@ -193,7 +195,14 @@ interface ChatSetup {
 }
 
 async function chat(
-  values: { provider?: string; model?: string; 'base-url'?: string; prompt?: string; system?: string },
+  values: {
+    provider?: string;
+    model?: string;
+    'base-url'?: string;
+    prompt?: string;
+    system?: string;
+    yes?: boolean;
+  },
   io: CliIo,
   signal: AbortSignal | undefined,
   { stored, maxIterations, maxOutputTokens, workingDirectory, fileServices }: ChatSetup,
@@ -235,23 +244,41 @@ async function chat(
     systemPrompt: values.system,
     onNonStrict: (tool, reason) => io.stderr(`toolport: ${tool} is sent without strict mode: ${reason}\n`),
   });
+  const input = io.stdin ?? process.stdin;
+  const lines = createInterface({ input, terminal: false });
+  // Turns and approval answers read from one line iterator, so an answer is never taken as the next message.
+  const reader = lines[Symbol.asyncIterator]();
+  const readLine = async (): Promise<string | undefined> => {
+    const next = await reader.next();
+    return next.done === true ? undefined : next.value;
+  };
+  const approve = createCliApprover({
+    io,
+    yes: values.yes === true,
+    interactive: io.stdinIsTerminal === true,
+    readLine,
+    ...(stored === undefined ? {} : { rememberAlways: (request) => stored.rememberAlways(request) }),
+  });
   const turn = (userMessage: string): Promise<StopReason> =>
     renderTurn(
-      runAgentTurn({ session, runtime, userMessage, maxIterations, signal }),
+      runAgentTurn({ session, runtime, userMessage, maxIterations, signal, approve }),
       io,
       io.stdoutIsTerminal === true,
     );
 
-  if (values.prompt !== undefined) return exitCodeFor(await turn(values.prompt));
-
-  const input = io.stdin ?? process.stdin;
-  const lines = createInterface({ input, terminal: false });
+  if (values.prompt !== undefined) {
+    try {
+      return exitCodeFor(await turn(values.prompt));
+    } finally {
+      lines.close();
+    }
+  }
   const prompt = (): void => {
     if (io.stdoutIsTerminal === true) io.stdout('> ');
   };
   let lastExit = 0;
   prompt();
-  for await (const line of lines) {
+  for (let line = await readLine(); line !== undefined; line = await readLine()) {
     const message = line.trim();
     if (message === '/exit' || message === '/quit') break;
     if (message !== '') {

@@ -8,6 +8,8 @@ export interface CliIo {
   stdin?: NodeJS.ReadableStream;
   /** Whether stdout is a terminal: chat then streams everything there, else only the final answer. */
   stdoutIsTerminal?: boolean;
+  /** Issue 16: whether stdin is a terminal, so `toolport chat` can ask before a tool a rule marks `ask`. */
+  stdinIsTerminal?: boolean;
 }
 
 export const processIo: CliIo = {
@@ -16,4 +18,5 @@ export const processIo: CliIo = {
   cwd: process.cwd(),
   env: process.env,
   stdoutIsTerminal: process.stdout.isTTY === true,
+  stdinIsTerminal: process.stdin.isTTY === true,
 };

@@ -1,3 +1,5 @@
+import type { ApprovalRequest } from '../core/tool-approval.ts';
+import { writeAllowRules } from '../services/approval-service.ts';
 import { defaultToolRegistry } from '../core/tool-registry.ts';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
 import type { ToolServices } from '../core/tool-types.ts';
@@ -21,6 +23,8 @@ export interface StoredUserContext {
   config: ProviderConfigRecord | undefined;
   /** The API key from the user's secrets: the configuration's `apiKeySecret`, else a secret named like the env var. */
   apiKey(provider: ProviderName): Promise<string | undefined>;
+  /** Issue 16: an `a` (always) answer becomes an allow rule in the user's tool settings. */
+  rememberAlways(request: ApprovalRequest): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -90,6 +94,11 @@ export async function openStoredUserContext(
         }
         return secrets.getSecret(API_KEY_ENVIRONMENT_VARIABLES[provider]);
       },
+      rememberAlways: (request) =>
+        writeAllowRules(services.repositories.toolSettings, services.repositories.agents, user.id, {
+          ...request,
+          agentId: null,
+        }),
       close: async () => {
         await services.flush();
         await database.close();

@@ -179,33 +179,47 @@ export class ApprovalService {
         { details: { callId, status: current.status === 'pending' ? 'expired' : current.status } },
       );
     }
-    if (input.decision === 'approve' && remember === 'always') await this.#rememberAlways(user, record);
+    if (input.decision === 'approve' && remember === 'always') {
+      await writeAllowRules(this.#options.toolSettings, this.#options.agents, user.id, record);
+    }
     this.#wakers.get(record.id)?.();
     const updated = (await approvals.getById(record.id)) ?? record;
     return toView(updated);
   }
+}
 
-  /** Writes `allow` rules for exactly this call's subjects wherever a rule asked (the user's, the agent's). */
-  async #rememberAlways(user: PolicySubject, record: ToolApprovalRecord): Promise<void> {
-    const { toolSettings, agents } = this.#options;
-    const askedBy = record.askedBy.length === 0 ? ['user'] : record.askedBy;
-    if (askedBy.includes('user')) {
-      await toolSettings.update(user.id, record.toolName, (current) => ({
-        ...(current?.enabled === undefined ? {} : { enabled: current.enabled }),
-        parameters: current?.parameters ?? {},
-        ...(current?.approvalTimeoutSeconds === undefined
-          ? {}
-          : { approvalTimeoutSeconds: current.approvalTimeoutSeconds }),
-        permission: withAllowRules(coerceStoredPermissionRule(current?.permission), record.subjects),
-      }));
-    }
-    if (askedBy.includes('agent') && record.agentId !== null) {
-      const row = (await agents.listTools(user.id, record.agentId)).find(
-        (tool) => tool.toolName === record.toolName,
-      );
-      await agents.putTool(user.id, record.agentId, record.toolName, {
-        permission: withAllowRules(coerceStoredPermissionRule(row?.permission), record.subjects),
-      });
-    }
+/**
+ * `remember: 'always'`: writes `allow` rules for exactly this call's subjects (the commands, the path or the tool
+ * name, never the wildcard that matched) wherever a rule asked — the user's tool settings, the agent's tool row.
+ */
+export async function writeAllowRules(
+  toolSettings: ToolSettingsRepository,
+  agents: AgentRepository,
+  userId: string,
+  call: {
+    toolName: string;
+    subjects: readonly string[];
+    askedBy: readonly ('user' | 'agent')[];
+    agentId: string | null | undefined;
+  },
+): Promise<void> {
+  const askedBy = call.askedBy.length === 0 ? ['user'] : call.askedBy;
+  if (askedBy.includes('user')) {
+    await toolSettings.update(userId, call.toolName, (current) => ({
+      ...(current?.enabled === undefined ? {} : { enabled: current.enabled }),
+      parameters: current?.parameters ?? {},
+      ...(current?.approvalTimeoutSeconds === undefined
+        ? {}
+        : { approvalTimeoutSeconds: current.approvalTimeoutSeconds }),
+      permission: withAllowRules(coerceStoredPermissionRule(current?.permission), call.subjects),
+    }));
+  }
+  if (askedBy.includes('agent') && call.agentId !== null && call.agentId !== undefined) {
+    const row = (await agents.listTools(userId, call.agentId)).find(
+      (tool) => tool.toolName === call.toolName,
+    );
+    await agents.putTool(userId, call.agentId, call.toolName, {
+      permission: withAllowRules(coerceStoredPermissionRule(row?.permission), call.subjects),
+    });
   }
 }
