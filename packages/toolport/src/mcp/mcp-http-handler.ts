@@ -72,6 +72,21 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
   // by clients, so two clients of one user may share one; an ambiguous cancellation is ignored (MCP lets a receiver
   // ignore a cancellation), and a client that drops its request aborts its call anyway.
   const inFlight = new Map<string, Set<AbortController>>();
+  // Issue 16: stateless, so a call never sees the client's `initialize`; remember per user whether the last one
+  // (on this instance) declared elicitation. Another instance does not know it and denies `ask` calls instead.
+  const elicitingUsers = new Set<string>();
+  const noteInitialize = (userId: string, body: unknown): void => {
+    for (const message of Array.isArray(body) ? body : [body]) {
+      if (typeof message !== 'object' || message === null) continue;
+      const { method, params } = message as {
+        method?: unknown;
+        params?: { capabilities?: { elicitation?: unknown } };
+      };
+      if (method !== 'initialize') continue;
+      if (params?.capabilities?.elicitation !== undefined) elicitingUsers.add(userId);
+      else elicitingUsers.delete(userId);
+    }
+  };
   const cancellationFor = (userId: string): McpCallCancellation => ({
     track(requestId, controller) {
       const key = `${userId}\u0000${JSON.stringify(requestId)}`;
@@ -128,8 +143,10 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
 
     try {
       const runtime = await options.getRuntime(principal, request);
+      noteInitialize(principal.userId, parsedBody);
       const server = createMcpServer({
         runtime,
+        clientCanElicit: elicitingUsers.has(principal.userId),
         cancellation: cancellationFor(principal.userId),
         ...(options.serverInfo ? { serverInfo: options.serverInfo } : {}),
       });

@@ -1,5 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
+import type { ApprovalRequest, ApproveCallback } from '../core/tool-approval.ts';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
+import { decisionFromElicitation, elicitationParams, noElicitationDecision } from './mcp-approval.ts';
 import { toCallToolResult, toMcpTool, unknownToolMessage } from './mcp-tool-projection.ts';
 
 /*
@@ -33,6 +35,8 @@ export interface ServeMcpStdioOptions {
   serverInfo?: { name: string; version: string };
   input?: Readable;
   output?: Writable;
+  /** Issue 16: called for an elicitation answered "always" (e.g. writes the stored user's allow rule). */
+  rememberAlways?: (request: ApprovalRequest) => Promise<void>;
 }
 
 export interface McpStdioServer {
@@ -60,12 +64,39 @@ export function serveMcpOverStdio(options: ServeMcpStdioOptions): McpStdioServer
   let listing: unknown[] | undefined;
   let buffered = '';
   let open = true;
+  let clientCanElicit = false;
+  const outgoing = new Map<string, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  let outgoingCounter = 0;
 
   const send = (message: JsonObject): void => {
     if (open) output.write(`${JSON.stringify(message)}\n`);
   };
   const reply = (id: RequestId, result: unknown): void => send({ jsonrpc: '2.0', id, result });
   const fail = (id: RequestId | null, error: JsonRpcError): void => send({ jsonrpc: '2.0', id, error });
+
+  /** A server-to-client request (elicitation); its response comes back through handleMessage. */
+  const requestClient = (method: string, params: JsonObject, signal: AbortSignal): Promise<unknown> =>
+    new Promise((resolve, reject) => {
+      const id = `toolport-${(outgoingCounter += 1)}`;
+      outgoing.set(id, { resolve, reject });
+      signal.addEventListener('abort', () => {
+        outgoing.delete(id);
+        reject(new Error('cancelled'));
+      });
+      send({ jsonrpc: '2.0', id, method, params });
+    });
+
+  const approve: ApproveCallback = async (request) => {
+    if (!clientCanElicit) return noElicitationDecision(request);
+    const result = await requestClient(
+      'elicitation/create',
+      elicitationParams(request),
+      request.signal ?? new AbortController().signal,
+    );
+    const decision = decisionFromElicitation(isObject(result) ? result : {});
+    if (decision.remember === 'always') await options.rememberAlways?.(request);
+    return decision;
+  };
 
   async function callTool(id: RequestId, params: JsonObject): Promise<void> {
     const name = params.name;
@@ -82,6 +113,7 @@ export function serveMcpOverStdio(options: ServeMcpStdioOptions): McpStdioServer
         { toolName: name, arguments: params.arguments ?? {}, callId: `mcp-${String(id)}` },
         {
           signal: controller.signal,
+          approve,
           onProgress:
             progressToken === undefined
               ? undefined
@@ -106,6 +138,8 @@ export function serveMcpOverStdio(options: ServeMcpStdioOptions): McpStdioServer
   function handleRequest(id: RequestId, method: string, params: JsonObject): void {
     switch (method) {
       case 'initialize': {
+        const capabilities = params.capabilities;
+        clientCanElicit = isObject(capabilities) && isObject(capabilities.elicitation);
         const requested = params.protocolVersion;
         const protocolVersion =
           typeof requested === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(requested)
@@ -143,8 +177,16 @@ export function serveMcpOverStdio(options: ServeMcpStdioOptions): McpStdioServer
       });
     }
     const { id, method } = message;
-    // A response to a request we never send: nothing to do.
-    if (typeof method !== 'string') return;
+    if (typeof method !== 'string') {
+      // A response: to one of our elicitations, or to nothing we sent (ignored).
+      const waiting = typeof id === 'string' ? outgoing.get(id) : undefined;
+      if (waiting === undefined) return;
+      outgoing.delete(id as string);
+      if (isObject(message.error))
+        waiting.reject(new Error(String(message.error.message ?? 'elicitation failed')));
+      else waiting.resolve(message.result);
+      return;
+    }
     const params = isObject(message.params) ? message.params : {};
     if (id === undefined) {
       if (method === 'notifications/cancelled' && isRequestId(params.requestId)) {
