@@ -125,7 +125,9 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
     approvals: repositories.toolApprovals,
     toolSettings: repositories.toolSettings,
     agents: repositories.agents,
-    ...(options.approvalPollIntervalMs === undefined ? {} : { pollIntervalMs: options.approvalPollIntervalMs }),
+    ...(options.approvalPollIntervalMs === undefined
+      ? {}
+      : { pollIntervalMs: options.approvalPollIntervalMs }),
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   });
   const toolRuntime = (toolRuntimeService = new ToolRuntimeService({

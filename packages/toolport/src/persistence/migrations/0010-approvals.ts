@@ -7,10 +7,7 @@ import type { DatabaseEngine } from '../database-engine.ts';
  */
 export async function up(db: Kysely<unknown>, _engine: DatabaseEngine): Promise<void> {
   await db.schema.alterTable('user_tool_settings').addColumn('permission', 'text').execute();
-  await db.schema
-    .alterTable('user_tool_settings')
-    .addColumn('approval_timeout_seconds', 'integer')
-    .execute();
+  await db.schema.alterTable('user_tool_settings').addColumn('approval_timeout_seconds', 'integer').execute();
   await db.schema.alterTable('agent_tools').addColumn('permission', 'text').execute();
   await db.schema.alterTable('tool_executions').addColumn('approval', 'text').execute();
 

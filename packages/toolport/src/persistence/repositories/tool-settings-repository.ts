@@ -81,11 +81,7 @@ export class ToolSettingsRepository {
   }
 
   /** Replaces the saved row. */
-  async put(
-    userId: string,
-    toolName: string,
-    settings: ToolSettingsWrite,
-  ): Promise<StoredToolSettings> {
+  async put(userId: string, toolName: string, settings: ToolSettingsWrite): Promise<StoredToolSettings> {
     const values = {
       user_id: userId,
       tool_name: toolName,
