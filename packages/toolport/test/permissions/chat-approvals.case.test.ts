@@ -158,6 +158,16 @@ describe.each(TEST_ENGINES)('issue 16 permissions and approval in chat turns on 
   it('Done when: git status runs at once, touch waits for approval (answered on another instance), rm -rf is refused unasked, a deny reaches the model, an always is remembered', async () => {
     const { user, chatId } = await setUp('done-when');
     mkdirSync(join(workdir, 'build'), { recursive: true });
+    // The capability inspector shows which tools would ask.
+    const inspected = await call(server, 'GET', `/api/chats/${chatId}/capabilities`, user);
+    const tools = inspected.body.tools as Json[];
+    expect(tools.find((tool) => tool.name === 'bash')?.permission).toEqual({
+      user: DONE_WHEN_RULE,
+      agent: null,
+      mayAsk: true,
+      alwaysDenied: false,
+    });
+    expect((tools.find((tool) => tool.name === 'read_file')?.permission as Json).mayAsk).toBe(false);
     const since = fake.requests.length;
     fake.enqueue(
       'openai-chat',

@@ -2,6 +2,8 @@ import { ToolportError } from '../../core/errors.ts';
 import { inspectProviderTools } from '../../providers/inspect-provider-tools.ts';
 import type { ProviderName } from '../../providers/provider-adapter.ts';
 import type { ToolportServices } from '../../services/toolport-services.ts';
+import { permissionRulesByTool } from '../../services/agent-tool-selection.ts';
+import { describePermission } from '../../permissions/describe-permission.ts';
 import { getAuthenticatedUser } from '../plugins/auth.ts';
 import { CapabilitiesQuerySchema, CapabilitiesResponseSchema } from '../schemas/capability-schemas.ts';
 import { ChatIdParamsSchema } from '../schemas/chat-schemas.ts';
@@ -54,6 +56,10 @@ export function registerCapabilityRoutes(
         runtime.tools.map((tool) => tool.definition),
       );
       const servers = await services.repositories.mcpServers.list(user.id);
+      const rules = permissionRulesByTool(
+        await services.repositories.toolSettings.listForUser(user.id),
+        agent === null ? [] : await services.repositories.agents.listTools(user.id, agent.id),
+      );
       return {
         chatId: chat.id,
         provider,
@@ -69,6 +75,7 @@ export function registerCapabilityRoutes(
             strict: item.strict,
             ...(item.nonStrictReason === undefined ? {} : { nonStrictReason: item.nonStrictReason }),
             wire: item.wire,
+            permission: describePermission(rules.get(item.name)),
           };
         }),
         mcpServers: servers.map((server) => {
