@@ -29,6 +29,12 @@ describe('issue 16 shell rules: every simple command of the parsed line', () => 
     ['FOO=1 rm -rf build > out', 'deny'],
     ['git status "a; rm -rf build"', 'allow'],
     ['$CMD -rf build', 'ask'],
+    ['r? -rf build', 'ask'],
+    ['{rm,x} -rf build', 'ask'],
+    ['git   status', 'allow'],
+    ['FOO=1 git status', 'allow'],
+    ['git status\nrm -rf build', 'deny'],
+    ['git status # rm -rf build', 'allow'],
     ['echo "unterminated', 'ask'],
   ])('%s → %s', (command, action) => {
     expect(shell(command).action).toBe(action);

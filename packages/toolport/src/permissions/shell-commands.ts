@@ -67,7 +67,22 @@ function staticWordValue(word: Word, sh: MvdanSyntax): string | undefined {
   return value;
 }
 
+// Characters with no shell meaning: a line of only these (and spaces) is one simple command whose words are the
+// whitespace-separated pieces. Quotes, operators, expansions, globs, comments and newlines all go to the parser.
+const PLAIN_LINE = /^[A-Za-z0-9_./:,+@%=-]+(?:[ \t]+[A-Za-z0-9_./:,+@%=-]+)*[ \t]*$/;
+const ASSIGNMENT_WORD = /^[A-Za-z_][A-Za-z0-9_]*=/;
+
+/** A command name the shell expands (a glob or a brace list) is not the text a rule sees. */
+function nameExpands(word: Word, sh: MvdanSyntax): boolean {
+  return word.Parts.some((part) => sh.NodeType(part) === 'Lit' && /[*?[{]/.test(part.Value ?? ''));
+}
+
 export function parseShellLine(line: string): ParsedShellLine {
+  // The fast path skips the parser (its tree walk costs about a millisecond) for the common `git status`.
+  const trimmed = line.trim();
+  if (PLAIN_LINE.test(trimmed) && !ASSIGNMENT_WORD.test(trimmed)) {
+    return { ok: true, commands: [{ text: trimmed.split(/[ \t]+/).join(' '), dynamicName: false }] };
+  }
   const sh = loadSyntax();
   let file: ShellNode;
   try {
@@ -85,7 +100,10 @@ export function parseShellLine(line: string): ParsedShellLine {
     const words = args.map(
       (word) => staticWordValue(word, sh) ?? line.slice(word.Pos().Offset(), word.End().Offset()),
     );
-    commands.push({ text: words.join(' '), dynamicName: staticWordValue(args[0]!, sh) === undefined });
+    commands.push({
+      text: words.join(' '),
+      dynamicName: staticWordValue(args[0]!, sh) === undefined || nameExpands(args[0]!, sh),
+    });
     return true;
   });
   return { ok: true, commands };
