@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { ToolportError } from '../../core/errors.ts';
 import type { AgentsTable, DatabaseSchema } from '../database-schema.ts';
-import { currentTimestamp, fromFlag, parseJsonObject, toFlag } from './row-values.ts';
+import { currentTimestamp, fromFlag, parseJsonColumn, parseJsonObject, toFlag } from './row-values.ts';
 
 /** SQLite (`SQLITE_CONSTRAINT_UNIQUE`) and PostgreSQL (`23505`) unique-constraint failures. */
 function isUniqueViolation(error: unknown): boolean {
@@ -27,15 +27,6 @@ export interface AgentToolRecord {
   config: Record<string, unknown>;
   /** Issue 16: the agent's permission rule for the tool (unchecked JSON), absent for none. */
   permission?: unknown;
-}
-
-function parsePermissionColumn(text: string | null | undefined): unknown {
-  if (text === null || text === undefined) return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
 }
 
 function toRecord(row: AgentsTable): AgentRecord {
@@ -162,7 +153,7 @@ export class AgentRepository {
       .orderBy('agent_tools.tool_name')
       .execute();
     return rows.map((row) => {
-      const permission = parsePermissionColumn(row.permission);
+      const permission = parseJsonColumn(row.permission);
       return {
         toolName: row.tool_name,
         enabled: fromFlag(row.enabled),
@@ -195,7 +186,7 @@ export class AgentRepository {
         .executeTakeFirst();
       // `permission: null` forgets the agent's rule; undefined keeps it.
       const permission =
-        changes.permission === undefined ? parsePermissionColumn(current?.permission) : changes.permission;
+        changes.permission === undefined ? parseJsonColumn(current?.permission) : changes.permission;
       const next: AgentToolRecord = {
         toolName,
         enabled: changes.enabled ?? (current === undefined ? true : fromFlag(current.enabled)),

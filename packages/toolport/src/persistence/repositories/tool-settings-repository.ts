@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { ToolSettingsInput } from '../../core/tool-types.ts';
 import type { DatabaseEngine } from '../database-engine.ts';
 import type { DatabaseSchema, UserToolSettingsTable } from '../database-schema.ts';
-import { currentTimestamp, fromFlag, parseJsonObject, toFlag } from './row-values.ts';
+import { currentTimestamp, fromFlag, parseJsonColumn, parseJsonObject, toFlag } from './row-values.ts';
 
 /** A saved row as the settings policy reads it: unchecked values (CORE-3 coerces them at merge time). */
 export interface StoredToolSettings {
@@ -22,23 +22,13 @@ export interface ToolSettingsWrite {
   approvalTimeoutSeconds?: number;
 }
 
-function parseStoredJson(text: string | null): unknown {
-  if (text === null) return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    // Unreadable: the permission helpers treat it as the strictest usable rule (`ask`).
-    return text;
-  }
-}
-
 function toStored(row: UserToolSettingsTable): StoredToolSettings {
   const stored: StoredToolSettings = {
     parameters: parseJsonObject(row.parameters),
     updatedAt: row.updated_at,
   };
   if (row.enabled !== null) stored.enabled = fromFlag(row.enabled);
-  const permission = parseStoredJson(row.permission ?? null);
+  const permission = parseJsonColumn(row.permission);
   if (permission !== undefined) stored.permission = permission;
   if (row.approval_timeout_seconds !== null && row.approval_timeout_seconds !== undefined)
     stored.approvalTimeoutSeconds = Number(row.approval_timeout_seconds);
