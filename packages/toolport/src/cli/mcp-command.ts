@@ -1,3 +1,4 @@
+import type { ApprovalRequest } from '../core/tool-approval.ts';
 import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -55,6 +56,7 @@ export async function runMcpCommand(argv: string[], io: CliIo, signal: AbortSign
     values['data-dir'] !== undefined || values['database-url'] !== undefined || values.user !== undefined;
   let runtime: ToolRuntime;
   let closeStored: () => Promise<void> = async () => {};
+  let rememberAlways: ((request: ApprovalRequest) => Promise<void>) | undefined;
   if (stored) {
     // Persistence, services and the MCP client SDK load only in this mode.
     const { openStoredMcpRuntime } = await import('./mcp-stored-runtime.ts');
@@ -69,6 +71,7 @@ export async function runMcpCommand(argv: string[], io: CliIo, signal: AbortSign
       io,
     );
     runtime = opened.runtime;
+    rememberAlways = opened.rememberAlways;
     closeStored = opened.close;
   } else {
     const [{ createToolRuntime }, { defaultToolRegistry }, { registerBuiltinTools }] = await Promise.all([
@@ -86,7 +89,7 @@ export async function runMcpCommand(argv: string[], io: CliIo, signal: AbortSign
     });
   }
   const { serveMcpOverStdio } = await stdioServerModule;
-  const server = serveMcpOverStdio({ runtime });
+  const server = serveMcpOverStdio({ runtime, ...(rememberAlways === undefined ? {} : { rememberAlways }) });
   // A client that went away mid-write must end the session, not crash the process.
   process.stdout.on('error', () => server.close());
   signal.addEventListener('abort', () => server.close(), { once: true });

@@ -1,3 +1,5 @@
+import type { ApprovalRequest } from '../core/tool-approval.ts';
+import { writeAllowRules } from '../services/approval-service.ts';
 import { randomUUID } from 'node:crypto';
 import { isToolportError } from '../core/errors.ts';
 import { defaultToolRegistry } from '../core/tool-registry.ts';
@@ -40,7 +42,11 @@ function stderrLogger(io: CliIo): ToolportLogger {
 export async function openStoredMcpRuntime(
   options: StoredMcpRuntimeOptions,
   io: CliIo,
-): Promise<{ runtime: ToolRuntime; close(): Promise<void> }> {
+): Promise<{
+  runtime: ToolRuntime;
+  rememberAlways: (request: ApprovalRequest) => Promise<void>;
+  close(): Promise<void>;
+}> {
   const dataDirectory = resolveDataDirectory(options.dataDirectory, io.env, io.cwd);
   const databaseUrl = resolveDatabaseUrl(options.databaseUrl, io.env, dataDirectory);
   const logger = stderrLogger(io);
@@ -84,6 +90,12 @@ export async function openStoredMcpRuntime(
     });
     return {
       runtime,
+      // Issue 16: an elicitation answered "always" becomes the user's allow rule.
+      rememberAlways: (request: ApprovalRequest) =>
+        writeAllowRules(services.repositories.toolSettings, services.repositories.agents, user.id, {
+          ...request,
+          agentId: null,
+        }),
       close: async () => {
         await services.mcp.close();
         await services.flush();
