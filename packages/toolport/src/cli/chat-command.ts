@@ -8,6 +8,7 @@ import type { ToolServices } from '../core/tool-types.ts';
 import { cliCodeToolFolders } from '../custom-tools/code-tool-folders.ts';
 import { EMPTY_CODE_TOOL_SNAPSHOT, loadCodeToolSnapshot } from '../custom-tools/code-tool-registration.ts';
 import { runAgentTurn, startConversation } from '../providers/agent-loop.ts';
+import { createCliApprover } from './cli-approver.ts';
 import {
   API_KEY_ENVIRONMENT_VARIABLES,
   createProviderAdapter,
@@ -215,7 +216,14 @@ interface ChatSetup {
 }
 
 async function chat(
-  values: { provider?: string; model?: string; 'base-url'?: string; prompt?: string; system?: string },
+  values: {
+    provider?: string;
+    model?: string;
+    'base-url'?: string;
+    prompt?: string;
+    system?: string;
+    yes?: boolean;
+  },
   io: CliIo,
   signal: AbortSignal | undefined,
   { stored, maxIterations, maxOutputTokens, workingDirectory, fileServices }: ChatSetup,
@@ -273,23 +281,41 @@ async function chat(
     systemPrompt: values.system,
     onNonStrict: (tool, reason) => io.stderr(`toolport: ${tool} is sent without strict mode: ${reason}\n`),
   });
+  const input = io.stdin ?? process.stdin;
+  const lines = createInterface({ input, terminal: false });
+  // Turns and approval answers read from one line iterator, so an answer is never taken as the next message.
+  const reader = lines[Symbol.asyncIterator]();
+  const readLine = async (): Promise<string | undefined> => {
+    const next = await reader.next();
+    return next.done === true ? undefined : next.value;
+  };
+  const approve = createCliApprover({
+    io,
+    yes: values.yes === true,
+    interactive: io.stdinIsTerminal === true,
+    readLine,
+    ...(stored === undefined ? {} : { rememberAlways: (request) => stored.rememberAlways(request) }),
+  });
   const turn = (userMessage: string): Promise<StopReason> =>
     renderTurn(
-      runAgentTurn({ session, runtime, userMessage, maxIterations, signal }),
+      runAgentTurn({ session, runtime, userMessage, maxIterations, signal, approve }),
       io,
       io.stdoutIsTerminal === true,
     );
 
-  if (values.prompt !== undefined) return exitCodeFor(await turn(values.prompt));
-
-  const input = io.stdin ?? process.stdin;
-  const lines = createInterface({ input, terminal: false });
+  if (values.prompt !== undefined) {
+    try {
+      return exitCodeFor(await turn(values.prompt));
+    } finally {
+      lines.close();
+    }
+  }
   const prompt = (): void => {
     if (io.stdoutIsTerminal === true) io.stdout('> ');
   };
   let lastExit = 0;
   prompt();
-  for await (const line of lines) {
+  for (let line = await readLine(); line !== undefined; line = await readLine()) {
     const message = line.trim();
     if (message === '/exit' || message === '/quit') break;
     if (message !== '') {

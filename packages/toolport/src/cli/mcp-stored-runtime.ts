@@ -1,3 +1,5 @@
+import type { ApprovalRequest } from '../core/tool-approval.ts';
+import { writeAllowRules } from '../services/approval-service.ts';
 import { randomUUID } from 'node:crypto';
 import { isToolportError } from '../core/errors.ts';
 import type { RegistryEntry } from '../core/tool-registry.ts';
@@ -34,6 +36,8 @@ export async function openStoredMcpRuntime(
   buildRuntime(codeTools: readonly RegistryEntry[]): Promise<ToolRuntime>;
   /** WS-1: the user's workspace tools service (the --workdir's tools.json, reloaded on change). */
   workspaceTools: WorkspaceToolService;
+  /** Issue 16: an elicitation answered "always" becomes the user's allow rule. */
+  rememberAlways: (request: ApprovalRequest) => Promise<void>;
   close(): Promise<void>;
 }> {
   const { services, database, close } = await openStoredServices(
@@ -77,6 +81,12 @@ export async function openStoredMcpRuntime(
           workspaceTrusted: true,
         }),
       workspaceTools: services.workspaceTools,
+      // Issue 16: an elicitation answered "always" becomes the user's allow rule.
+      rememberAlways: (request: ApprovalRequest) =>
+        writeAllowRules(services.repositories.toolSettings, services.repositories.agents, user.id, {
+          ...request,
+          agentId: null,
+        }),
       close,
     };
   } catch (error) {

@@ -1,3 +1,4 @@
+import type { ApprovalRequest } from '../core/tool-approval.ts';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
 import type { ToolServices } from '../core/tool-types.ts';
 import type { ChatRecord } from '../persistence/repositories/chat-repository.ts';
@@ -5,6 +6,7 @@ import type { ProviderConfigRecord } from '../persistence/repositories/provider-
 import { API_KEY_ENVIRONMENT_VARIABLES } from '../providers/api-key-variables.ts';
 import type { ProviderName } from '../providers/provider-adapter.ts';
 import type { CliIo } from './cli-io.ts';
+import { writeAllowRules } from '../services/approval-service.ts';
 import { openStoredServices } from './open-existing-store.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -18,6 +20,8 @@ export interface StoredUserContext {
    * their enabled MCP servers (spawning stdio ones), so call it once the arguments are known to be good.
    */
   openRuntime(): Promise<ToolRuntime>;
+  /** Issue 16: an `a` (always) answer becomes an allow rule in the user's tool settings. */
+  rememberAlways(request: ApprovalRequest): Promise<void>;
   /** Ends every MCP connection and stdio child, then the database. Call it on every exit path. */
   close(): Promise<void>;
 }
@@ -79,6 +83,11 @@ export async function openStoredUserContext(
       openRuntime: () =>
         services.toolRuntime.getEnabledToolRuntime(user, chat, null, {
           cliFileServices: options.fileServices,
+        }),
+      rememberAlways: (request) =>
+        writeAllowRules(services.repositories.toolSettings, services.repositories.agents, user.id, {
+          ...request,
+          agentId: null,
         }),
       close,
     };

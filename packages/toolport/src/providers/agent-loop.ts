@@ -1,5 +1,6 @@
 import type { ToolErrorPayload, ToolExecutionOutcome } from '../core/execute-tool.ts';
 import { stringifyToolResult } from '../core/serialize-result.ts';
+import type { ApproveCallback } from '../core/tool-approval.ts';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
 import type { ToolportLogger } from '../core/tool-types.ts';
 import { isAbortError, toProviderFailure, toProviderStreamError } from './provider-errors.ts';
@@ -47,6 +48,11 @@ export interface AgentTurnOptions {
    * the turn ends with `turn_completed {stopReason: 'token_budget'}` and the step's calls are not run.
    */
   maxTotalTokens?: number;
+  /**
+   * Issue 16: answers calls a permission rule marks `ask`; the loop emits `approval_requested` before asking.
+   * Without it, the runtime's own approver (if any) decides, and an `ask` is otherwise refused.
+   */
+  approve?: ApproveCallback;
 }
 
 export interface AgentTurnSummary {
@@ -216,12 +222,28 @@ export async function* runAgentTurn(
         wake = undefined;
       };
       let running = calls.length;
+      const outerApprove = options.approve;
+      const approve: ApproveCallback | undefined =
+        outerApprove === undefined
+          ? undefined
+          : (request) => {
+              pending.push({
+                type: 'approval_requested',
+                callId: request.callId,
+                toolName: request.toolName,
+                arguments: request.arguments,
+                reason: request.reason,
+              });
+              notify();
+              return outerApprove(request);
+            };
       for (const [index, call] of calls.entries()) {
         void runtime
           .execute(
             { callId: call.id, toolName: call.name, arguments: call.arguments },
             {
               signal,
+              ...(approve === undefined ? {} : { approve }),
               onPartialResult: (partial) => {
                 pending.push({
                   type: 'tool_result',
