@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeSandboxScratch } from '../support/sandbox-scratch.ts';
 import type { ToolportDatabase } from '../../src/persistence/database.ts';
 import type { StreamEvent } from '../../src/providers/stream-events.ts';
 import { FakeProviderServer } from '../providers/fake-provider-server.ts';
@@ -120,7 +121,7 @@ describe.each(TEST_ENGINES)('issue 16 permissions and approval in chat turns on 
     const services = { providerMaxRetries: 0, approvalPollIntervalMs: 25 };
     server = await startTestServer(database, { services });
     other = await startTestServer(second, { services });
-    workdir = realpathSync(mkdtempSync(join(tmpdir(), 'toolport-approvals-')));
+    workdir = makeSandboxScratch('toolport-approvals-', ['build']);
   });
   afterAll(async () => {
     await server?.close();

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeSandboxScratch } from '../support/sandbox-scratch.ts';
 import type { CliIo } from '../../src/cli/cli-io.ts';
 import { runCli } from '../../src/cli/main.ts';
 import { defaultToolRegistry } from '../../src/core/tool-registry.ts';
@@ -28,8 +29,7 @@ describe('issue 16 toolport chat: the same rules, asked on a terminal, denied wi
   beforeAll(async () => {
     server = await FakeProviderServer.start();
     dataDirectory = mkdtempSync(join(tmpdir(), 'toolport-chat-approvals-'));
-    workdir = realpathSync(mkdtempSync(join(tmpdir(), 'toolport-chat-approvals-work-')));
-    mkdirSync(join(workdir, 'build'));
+    workdir = makeSandboxScratch('toolport-chat-approvals-work-', ['build']);
     const database = openDatabase(`sqlite:${join(dataDirectory, 'toolport.db')}`);
     await migrateDatabase(database);
     const services = createToolportServices({

@@ -7,6 +7,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ElicitRequestSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeSandboxScratch } from '../support/sandbox-scratch.ts';
 import { ToolRegistry } from '../../src/core/tool-registry.ts';
 import { createToolRuntime } from '../../src/core/tool-runtime.ts';
 import { createMcpServer } from '../../src/mcp/mcp-server.ts';
@@ -52,8 +53,7 @@ describe.each(['stdio (toolport mcp)', 'SDK server (/mcp)'] as const)(
   (kind) => {
     let workdir: string;
     beforeAll(() => {
-      workdir = realpathSync(mkdtempSync(join(tmpdir(), 'toolport-mcp-approvals-')));
-      mkdirSync(join(workdir, 'build'));
+      workdir = makeSandboxScratch('toolport-mcp-approvals-', ['build']);
     });
     afterAll(() => rmSync(workdir, { recursive: true, force: true }));
 
