@@ -1,5 +1,4 @@
 import type { ApprovalRequest } from '../core/tool-approval.ts';
-import { writeAllowRules } from '../services/approval-service.ts';
 import { randomUUID } from 'node:crypto';
 import { isToolportError } from '../core/errors.ts';
 import type { RegistryEntry } from '../core/tool-registry.ts';
@@ -82,11 +81,7 @@ export async function openStoredMcpRuntime(
         }),
       workspaceTools: services.workspaceTools,
       // Issue 16: an elicitation answered "always" becomes the user's allow rule.
-      rememberAlways: (request: ApprovalRequest) =>
-        writeAllowRules(services.repositories.toolSettings, services.repositories.agents, user.id, {
-          ...request,
-          agentId: null,
-        }),
+      rememberAlways: (request: ApprovalRequest) => services.approvals.rememberAlways(request),
       close,
     };
   } catch (error) {

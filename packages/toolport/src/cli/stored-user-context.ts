@@ -6,7 +6,6 @@ import type { ProviderConfigRecord } from '../persistence/repositories/provider-
 import { API_KEY_ENVIRONMENT_VARIABLES } from '../providers/api-key-variables.ts';
 import type { ProviderName } from '../providers/provider-adapter.ts';
 import type { CliIo } from './cli-io.ts';
-import { writeAllowRules } from '../services/approval-service.ts';
 import { openStoredServices } from './open-existing-store.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -84,11 +83,7 @@ export async function openStoredUserContext(
         services.toolRuntime.getEnabledToolRuntime(user, chat, null, {
           cliFileServices: options.fileServices,
         }),
-      rememberAlways: (request) =>
-        writeAllowRules(services.repositories.toolSettings, services.repositories.agents, user.id, {
-          ...request,
-          agentId: null,
-        }),
+      rememberAlways: (request: ApprovalRequest) => services.approvals.rememberAlways(request),
       close,
     };
   } catch (error) {

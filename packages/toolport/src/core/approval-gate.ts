@@ -7,10 +7,13 @@ import type {
   PermissionVerdict,
 } from './tool-approval.ts';
 import { DEFAULT_APPROVAL_TIMEOUT_SECONDS } from './tool-approval.ts';
+import type { PermissionSubjectKind } from './tool-types.ts';
 
 export interface GateCall {
   callId: string;
   toolName: string;
+  /** The tool's declared `permissionSubject`. */
+  subjectKind: PermissionSubjectKind | undefined;
   arguments: Record<string, unknown>;
   userId: string;
   chatId: string | undefined;
@@ -81,6 +84,7 @@ export async function runApprovalGate(
 ): Promise<GateOutcome> {
   const verdict = await check({
     toolName: call.toolName,
+    ...(call.subjectKind === undefined ? {} : { subjectKind: call.subjectKind }),
     arguments: call.arguments,
     workingDirectory: call.workingDirectory,
     chatId: call.chatId,

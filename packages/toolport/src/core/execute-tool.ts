@@ -296,6 +296,7 @@ export async function executeTool(
     const gate = await runApprovalGate(request.permission, request.approve, {
       callId,
       toolName,
+      subjectKind: tool.permissionSubject,
       arguments: args as Record<string, unknown>,
       userId: request.userId,
       chatId: request.chatId,

@@ -3,6 +3,8 @@
  * parsing, path globs) live in `src/permissions/` and reach executeTool as a `PermissionCheck`.
  */
 
+import type { PermissionSubjectKind } from './tool-types.ts';
+
 export type PermissionAction = 'allow' | 'ask' | 'deny';
 
 /** What the rules say about one call. */
@@ -24,6 +26,8 @@ export interface PermissionVerdict {
 
 export interface PermissionCall {
   toolName: string;
+  /** What the rule's patterns read: the tool's declared `permissionSubject` (default `name`). */
+  subjectKind?: PermissionSubjectKind;
   /** The validated arguments. */
   arguments: Record<string, unknown>;
   workingDirectory: string | undefined;

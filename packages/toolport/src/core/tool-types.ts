@@ -318,7 +318,16 @@ export interface RegisteredTool<TArguments extends object = ToolArguments> {
   withConfigOverlay?: (overlay: Record<string, unknown>) => RegisteredTool;
   /** Shell tools: whether their calls run sandboxed here, and why not (the capability inspector shows it). */
   describeSandbox?: (services: ToolServices) => Promise<ToolSandboxState>;
+  /**
+   * Issue 16: what permission rule patterns are matched against — each simple command of `command` (`shell`), the
+   * whole `command` line (`powershell`) or the `path` argument (`path`). Declared by the tool itself, never inferred
+   * from its name, so a code, MCP or HTTP tool named like a built-in is matched by its name. Default: the tool name.
+   */
+  permissionSubject?: PermissionSubjectKind;
 }
+
+/** Issue 16: how a tool's permission patterns read a call (see `RegisteredTool.permissionSubject`). */
+export type PermissionSubjectKind = 'shell' | 'powershell' | 'path' | 'name';
 
 export interface ToolSandboxState {
   sandboxed: boolean;

@@ -1,16 +1,21 @@
 import path from 'node:path';
 import picomatch from 'picomatch';
 import type { PermissionAction } from '../core/tool-approval.ts';
+import type { PermissionSubjectKind } from '../core/tool-types.ts';
 import { describeRule, isStricter, stricterAction, type PermissionRule } from './permission-rule.ts';
 import { parseShellLine } from './shell-commands.ts';
 import { escapeWildcard, matchesWildcard } from './wildcard.ts';
 
-/** What a rule's patterns are matched against: a shell line's commands, a file tool's path, or the tool's name. */
-export type PermissionSubjectKind = 'shell' | 'powershell' | 'path' | 'name';
+export type { PermissionSubjectKind };
 
 const SHELL_TOOLS = new Set(['bash', 'zsh']);
 const PATH_TOOLS = new Set(['read_file', 'write_file', 'edit_file', 'list_directory', 'glob', 'grep']);
 
+/**
+ * The subject kind the built-in tool of this name declares (`RegisteredTool.permissionSubject`), for callers that
+ * evaluate a rule without the tool at hand. The gate uses the running tool's own declaration instead, so a code or
+ * MCP tool that happens to be named `bash` is matched by its name, never as a shell line it has no `command` for.
+ */
 export function permissionKindFor(toolName: string): PermissionSubjectKind {
   if (SHELL_TOOLS.has(toolName)) return 'shell';
   if (toolName === 'powershell') return 'powershell';
@@ -118,8 +123,8 @@ export function evaluateRule(
   toolName: string,
   args: Record<string, unknown>,
   workingDirectory: string | undefined,
+  kind: PermissionSubjectKind = permissionKindFor(toolName),
 ): RuleVerdict {
-  const kind = permissionKindFor(toolName);
   if (typeof rule === 'string') {
     return {
       action: rule,

@@ -31,16 +31,18 @@ export function createPermissionCheck(options: PermissionCheckOptions): Permissi
     if (rules === undefined || (rules.user === undefined && rules.agent === undefined)) {
       return undefined;
     }
+    // The tool's own declaration (a built-in shell or file tool); any other tool is matched by its name.
+    const kind = call.subjectKind ?? 'name';
     const verdicts: { by: 'user' | 'agent'; verdict: RuleVerdict }[] = [];
     if (rules.user !== undefined)
       verdicts.push({
         by: 'user',
-        verdict: evaluateRule(rules.user, call.toolName, call.arguments, call.workingDirectory),
+        verdict: evaluateRule(rules.user, call.toolName, call.arguments, call.workingDirectory, kind),
       });
     if (rules.agent !== undefined)
       verdicts.push({
         by: 'agent',
-        verdict: evaluateRule(rules.agent, call.toolName, call.arguments, call.workingDirectory),
+        verdict: evaluateRule(rules.agent, call.toolName, call.arguments, call.workingDirectory, kind),
       });
     let deciding = verdicts[0]!;
     for (const candidate of verdicts.slice(1))

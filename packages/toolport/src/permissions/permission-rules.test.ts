@@ -98,7 +98,13 @@ describe('issue 16 rule validation and precedence', () => {
     const check = (user: unknown, agent: unknown) =>
       createPermissionCheck({
         rulesFor: () => ({ user: parsePermissionRule(user), agent: parsePermissionRule(agent) }),
-      })({ toolName: 'bash', arguments: { command: 'ls' }, workingDirectory: '/w', chatId: undefined });
+      })({
+        toolName: 'bash',
+        subjectKind: 'shell',
+        arguments: { command: 'ls' },
+        workingDirectory: '/w',
+        chatId: undefined,
+      });
     expect((await check('allow', 'ask'))?.action).toBe('ask');
     expect((await check('ask', 'allow'))?.action).toBe('ask');
     expect((await check({ '*': 'allow' }, { 'ls*': 'deny' }))?.action).toBe('deny');
@@ -111,6 +117,7 @@ describe('issue 16 rule validation and precedence', () => {
     const call = {
       callId: 'c1',
       toolName: 'bash',
+      subjectKind: 'shell' as const,
       arguments: { command: 'ls' },
       userId: 'u',
       chatId: undefined,

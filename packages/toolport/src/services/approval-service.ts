@@ -29,6 +29,8 @@ export interface ApprovalServiceOptions {
   /** How often a waiting turn re-reads its approval (answers may reach another instance). Default 250 ms. */
   pollIntervalMs?: number;
   logger?: ToolportLogger;
+  /** Called after an `always` answer wrote allow rules (the runtime service invalidates the user's runtimes). */
+  onRulesChanged?: (userId: string) => void;
 }
 
 /** The API's view of one approval. */
@@ -144,6 +146,18 @@ export class ApprovalService {
     });
   }
 
+  /**
+   * An `always` answer given outside a chat's approval rows (`toolport chat --user`'s `a`, an MCP elicitation's
+   * "always" box): writes the allow rules for exactly this call where a rule asked, as `answer` does.
+   */
+  async rememberAlways(request: ApprovalRequest): Promise<void> {
+    await writeAllowRules(this.#options.toolSettings, this.#options.agents, request.userId, {
+      ...request,
+      agentId: request.agentId ?? null,
+    });
+    this.#options.onRulesChanged?.(request.userId);
+  }
+
   /** `POST /api/chats/:id/approvals/:callId`: 404 for an unknown call or another user's, 409 once decided or expired. */
   async answer(
     user: PolicySubject,
@@ -181,6 +195,7 @@ export class ApprovalService {
     }
     if (input.decision === 'approve' && remember === 'always') {
       await writeAllowRules(this.#options.toolSettings, this.#options.agents, user.id, record);
+      this.#options.onRulesChanged?.(user.id);
     }
     this.#wakers.get(record.id)?.();
     const updated = (await approvals.getById(record.id)) ?? record;

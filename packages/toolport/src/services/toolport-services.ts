@@ -220,6 +220,8 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
       ? {}
       : { pollIntervalMs: options.approvalPollIntervalMs }),
     ...(options.logger === undefined ? {} : { logger: options.logger }),
+    // An `always` answer changes the user's rules: cached runtimes (`/mcp`) must pick them up.
+    onRulesChanged: (userId) => toolRuntimeService?.invalidate(userId),
   });
   const toolRuntime = (toolRuntimeService = new ToolRuntimeService({
     isApprovedForSession: (call, subjects) => approvals.isApprovedForSession(call, subjects),
