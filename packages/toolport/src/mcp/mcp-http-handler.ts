@@ -164,6 +164,7 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
       dispatcher = createMcpToolsDispatcher({
         runtime,
         ...(options.serverInfo === undefined ? {} : { serverInfo: options.serverInfo }),
+        ...(options.rememberAlways === undefined ? {} : { rememberAlways: options.rememberAlways }),
       });
       dispatchers.set(runtime, dispatcher);
     }
