@@ -375,6 +375,7 @@ export async function executeTool(
     recordLogs: (text) => {
       callLogs = text;
     },
+    ...(request.approve === undefined ? {} : { approve: request.approve }),
     services,
     logger: toolLogger,
   };

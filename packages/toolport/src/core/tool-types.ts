@@ -3,6 +3,8 @@
  * ledger, secrets, outbound HTTP) is an interface here, implemented by later layers.
  */
 
+import type { ApproveCallback } from './tool-approval.ts';
+
 /** A JSON Schema document. Kept structural: toolport reads and transforms schemas, it does not own their type. */
 export type JsonSchema = { [keyword: string]: unknown };
 
@@ -284,6 +286,11 @@ export interface ToolContext {
    * this call's id as `parentCallId`). Absent where nobody listens.
    */
   emitNestedEvent?(event: { type: string } & Record<string, unknown>): void;
+  /**
+   * Issue 16: whoever approves this call's `ask`s (the chat's human, the CLI prompt, an MCP elicitation), for a tool
+   * that makes calls of its own: a sub-agent's turn (AGENT-1) asks the same human. Absent where nobody can approve.
+   */
+  approve?: ApproveCallback;
   /**
    * Hands the call's captured logs (a workspace script's `console.*`) to its caller: returned as the outcome's
    * `logs`, redacted like the result, never written to the server's log. The last call wins.

@@ -117,6 +117,14 @@ function resultForModel(call: CompletedToolCall, outcome: ToolExecutionOutcome):
   return { callId: call.id, toolName: call.name, output: outcome.output, isError: !outcome.ok };
 }
 
+
+/**
+ * Issue 16: each approver a turn wraps (to put `approval_requested` on its stream) → the approver it wraps. A sub-agent's
+ * turn (AGENT-1) is handed the wrapped one through its delegating call's context: it unwraps it, so its asks are
+ * announced once, on its own (nested) stream, and still reach the same human.
+ */
+const announcingApprovers = new WeakMap<ApproveCallback, ApproveCallback>();
+
 /**
  * SPEC PROV-4: one user turn. Streams a model step, executes every completed call through the runtime
  * (concurrently; results fed back in call order, in the provider's own format), and repeats until the model answers
@@ -222,7 +230,10 @@ export async function* runAgentTurn(
         wake = undefined;
       };
       let running = calls.length;
-      const outerApprove = options.approve;
+      const outerApprove =
+        options.approve === undefined
+          ? undefined
+          : (announcingApprovers.get(options.approve) ?? options.approve);
       const approve: ApproveCallback | undefined =
         outerApprove === undefined
           ? undefined
@@ -237,6 +248,7 @@ export async function* runAgentTurn(
               notify();
               return outerApprove(request);
             };
+      if (approve !== undefined && outerApprove !== undefined) announcingApprovers.set(approve, outerApprove);
       for (const [index, call] of calls.entries()) {
         void runtime
           .execute(
