@@ -51,3 +51,27 @@ export function noElicitationDecision(request: ApprovalRequest): ApprovalDecisio
     message: `${request.toolName} needs a human's approval (permission rule ${request.reason}), and this MCP client does not support elicitation, so it was denied`,
   };
 }
+
+/**
+ * Puts one `ask` to the human through `elicit` (an `elicitation/create` round trip), or refuses it when the client
+ * cannot elicit. The tool's `approvalTimeoutSeconds` bounds the wait, as in chat turns: a client that never answers
+ * (or whose answer reached another `/mcp` instance) denies.
+ */
+export async function askThroughElicitation(
+  request: ApprovalRequest,
+  elicit: ((params: Record<string, unknown>, signal: AbortSignal) => Promise<unknown>) | undefined,
+  signal: AbortSignal,
+): Promise<ApprovalDecision> {
+  if (elicit === undefined) return noElicitationDecision(request);
+  const expiry = new AbortController();
+  const timer = setTimeout(() => expiry.abort(), request.timeoutMs);
+  try {
+    const result = await elicit(elicitationParams(request), AbortSignal.any([request.signal ?? signal, expiry.signal]));
+    return decisionFromElicitation(typeof result === 'object' && result !== null ? (result as McpElicitResult) : {});
+  } catch (error) {
+    if (expiry.signal.aborted) return { decision: 'deny', decidedBy: 'timeout' };
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -11,7 +11,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ApproveCallback } from '../core/tool-approval.ts';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
-import { decisionFromElicitation, elicitationParams, noElicitationDecision } from './mcp-approval.ts';
+import { askThroughElicitation } from './mcp-approval.ts';
 import { toCallToolResult, toMcpTool, unknownToolMessage } from './mcp-tool-projection.ts';
 
 export interface CreateMcpServerOptions {
@@ -78,17 +78,20 @@ export function createMcpServer(options: CreateMcpServerOptions): Server {
       untrack = options.cancellation.track(extra.requestId, controller);
       signal = controller.signal;
     }
-    const approve: ApproveCallback = async (approval) => {
+    const approve: ApproveCallback = (approval) => {
       const declared = server.getClientCapabilities();
       const canElicit =
         declared === undefined ? options.clientCanElicit === true : declared.elicitation !== undefined;
-      if (!canElicit) return noElicitationDecision(approval);
-      const result = await extra.sendRequest(
-        { method: 'elicitation/create', params: elicitationParams(approval) as never },
-        ElicitResultSchema,
-        { signal },
+      return askThroughElicitation(
+        approval,
+        canElicit
+          ? (params, elicitSignal) =>
+              extra.sendRequest({ method: 'elicitation/create', params: params as never }, ElicitResultSchema, {
+                signal: elicitSignal,
+              })
+          : undefined,
+        signal,
       );
-      return decisionFromElicitation(result);
     };
     const outcome = await runtime
       .execute(

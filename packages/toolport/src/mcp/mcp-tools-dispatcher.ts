@@ -1,7 +1,7 @@
 import type { ApprovalRequest, ApproveCallback } from '../core/tool-approval.ts';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
 import type { ToolProgress } from '../core/tool-types.ts';
-import { decisionFromElicitation, elicitationParams, noElicitationDecision } from './mcp-approval.ts';
+import { askThroughElicitation } from './mcp-approval.ts';
 import { toCallToolResult, toMcpTool, unknownToolMessage } from './mcp-tool-projection.ts';
 
 /*
@@ -103,9 +103,7 @@ export function createMcpToolsDispatcher(options: McpToolsDispatcherOptions): Mc
             });
     // Issue 16: a call a rule marks `ask` is put to the human through the client's elicitation, never run unasked.
     const approve: ApproveCallback = async (request) => {
-      if (context.elicit === undefined) return noElicitationDecision(request);
-      const result = await context.elicit(elicitationParams(request), request.signal ?? context.signal);
-      const decision = decisionFromElicitation(isJsonObject(result) ? result : {});
+      const decision = await askThroughElicitation(request, context.elicit, context.signal);
       if (decision.decision === 'approve' && decision.remember === 'always')
         await options.rememberAlways?.(request);
       return decision;

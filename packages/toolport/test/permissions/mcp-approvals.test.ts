@@ -57,7 +57,12 @@ describe.each(['stdio (toolport mcp)', 'SDK server (/mcp)'] as const)(
     });
     afterAll(() => rmSync(workdir, { recursive: true, force: true }));
 
-    const connect = async (elicitation: boolean, answers: Answer[], asked: string[]) => {
+    const connect = async (
+      elicitation: boolean,
+      answers: Answer[],
+      asked: string[],
+      options: { approvalTimeoutSeconds?: number; hang?: boolean } = {},
+    ) => {
       const runtime = createToolRuntime({
         entries: registerBuiltinTools(new ToolRegistry()).listEntries(),
         savedSettings: new Map([['bash', { enabled: true }]]),
@@ -65,7 +70,15 @@ describe.each(['stdio (toolport mcp)', 'SDK server (/mcp)'] as const)(
         workingDirectory: workdir,
         mode: 'agent',
         permission: createPermissionCheck({
-          rulesFor: (name) => (name === 'bash' ? { user: DONE_WHEN_RULE } : undefined),
+          rulesFor: (name) =>
+            name === 'bash'
+              ? {
+                  user: DONE_WHEN_RULE,
+                  ...(options.approvalTimeoutSeconds === undefined
+                    ? {}
+                    : { approvalTimeoutSeconds: options.approvalTimeoutSeconds }),
+                }
+              : undefined,
         }),
       });
       const client = new Client(
@@ -75,6 +88,8 @@ describe.each(['stdio (toolport mcp)', 'SDK server (/mcp)'] as const)(
       if (elicitation) {
         client.setRequestHandler(ElicitRequestSchema, (request) => {
           asked.push(request.params.message);
+          // A human who never answers.
+          if (options.hang === true) return new Promise<never>(() => {});
           return answers.shift() ?? { action: 'decline' };
         });
       }
@@ -122,6 +137,18 @@ describe.each(['stdio (toolport mcp)', 'SDK server (/mcp)'] as const)(
         expect(existsSync(join(workdir, 'build'))).toBe(true);
         expect(asked).toHaveLength(2);
         expect(asked[0]).toContain('touch build/x');
+      } finally {
+        await close();
+      }
+    });
+
+    it('a client that never answers is denied after the approval timeout', async () => {
+      const { bash, close } = await connect(true, [], [], { approvalTimeoutSeconds: 0.2, hang: true });
+      try {
+        const refused = await bash('touch build/late');
+        expect(refused.isError).toBe(true);
+        expect(refused.text).toContain('nobody approved it within');
+        expect(existsSync(join(workdir, 'build', 'late'))).toBe(false);
       } finally {
         await close();
       }
