@@ -66,8 +66,13 @@ export async function askThroughElicitation(
   const expiry = new AbortController();
   const timer = setTimeout(() => expiry.abort(), request.timeoutMs);
   try {
-    const result = await elicit(elicitationParams(request), AbortSignal.any([request.signal ?? signal, expiry.signal]));
-    return decisionFromElicitation(typeof result === 'object' && result !== null ? (result as McpElicitResult) : {});
+    const result = await elicit(
+      elicitationParams(request),
+      AbortSignal.any([request.signal ?? signal, expiry.signal]),
+    );
+    return decisionFromElicitation(
+      typeof result === 'object' && result !== null ? (result as McpElicitResult) : {},
+    );
   } catch (error) {
     if (expiry.signal.aborted) return { decision: 'deny', decidedBy: 'timeout' };
     throw error;

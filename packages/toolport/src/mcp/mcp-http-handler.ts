@@ -253,7 +253,9 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
       });
       for (const answered of unwritten.splice(0)) writeEvent(answered);
     };
-    if (requests.some(({ method, params }) => method === 'tools/call' && progressTokenOf(params) !== undefined))
+    if (
+      requests.some(({ method, params }) => method === 'tools/call' && progressTokenOf(params) !== undefined)
+    )
       startStream();
     const elicit = elicitingUsers.has(principal.userId)
       ? (params: JsonObject, signal: AbortSignal): Promise<unknown> => {

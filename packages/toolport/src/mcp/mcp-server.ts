@@ -86,9 +86,13 @@ export function createMcpServer(options: CreateMcpServerOptions): Server {
         approval,
         canElicit
           ? (params, elicitSignal) =>
-              extra.sendRequest({ method: 'elicitation/create', params: params as never }, ElicitResultSchema, {
-                signal: elicitSignal,
-              })
+              extra.sendRequest(
+                { method: 'elicitation/create', params: params as never },
+                ElicitResultSchema,
+                {
+                  signal: elicitSignal,
+                },
+              )
           : undefined,
         signal,
       );

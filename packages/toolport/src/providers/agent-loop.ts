@@ -117,7 +117,6 @@ function resultForModel(call: CompletedToolCall, outcome: ToolExecutionOutcome):
   return { callId: call.id, toolName: call.name, output: outcome.output, isError: !outcome.ok };
 }
 
-
 /**
  * Issue 16: each approver a turn wraps (to put `approval_requested` on its stream) → the approver it wraps. A sub-agent's
  * turn (AGENT-1) is handed the wrapped one through its delegating call's context: it unwraps it, so its asks are

@@ -302,7 +302,8 @@ describe.each(TEST_ENGINES)('AGENT-1 sub-agent delegation through the chat turn 
       .toBe('pending');
     // Another user cannot answer it.
     expect(
-      (await api('POST', `/api/chats/${chatId}/approvals/call_clerk_clock`, bob, { decision: 'approve' })).status,
+      (await api('POST', `/api/chats/${chatId}/approvals/call_clerk_clock`, bob, { decision: 'approve' }))
+        .status,
     ).toBe(404);
     const answered = await api('POST', `/api/chats/${chatId}/approvals/call_clerk_clock`, alice, {
       decision: 'deny',
@@ -319,7 +320,10 @@ describe.each(TEST_ENGINES)('AGENT-1 sub-agent delegation through the chat turn 
       reason: 'agent rule "ask"',
     });
     const refused = events.find(
-      (event) => event.type === 'tool_result' && event.id === 'call_clerk_clock' && event.parentCallId === 'call_to_clerk',
+      (event) =>
+        event.type === 'tool_result' &&
+        event.id === 'call_clerk_clock' &&
+        event.parentCallId === 'call_to_clerk',
     );
     expect(JSON.stringify(refused)).toContain('permission_denied');
     expect(JSON.stringify(refused)).toContain('not during the meeting');

@@ -23,7 +23,12 @@ describe('issue 16 permissions never widen the operator policy', () => {
   let admin: User;
   let user: User;
 
-  const call = async (method: 'GET' | 'PUT' | 'POST' | 'PATCH', url: string, who: User, payload?: unknown) => {
+  const call = async (
+    method: 'GET' | 'PUT' | 'POST' | 'PATCH',
+    url: string,
+    who: User,
+    payload?: unknown,
+  ) => {
     const response = await server.app.inject({
       method,
       url,
@@ -52,7 +57,10 @@ describe('issue 16 permissions never widen the operator policy', () => {
   });
 
   it('a non-admin may enable no admin-only tool through permission, alone or with enabled', async () => {
-    const refused = await call('PUT', '/api/settings/tools/bash', user, { enabled: true, permission: 'allow' });
+    const refused = await call('PUT', '/api/settings/tools/bash', user, {
+      enabled: true,
+      permission: 'allow',
+    });
     expect(refused.status).toBe(403);
     expect(refused.body.error?.message).toContain('policy "tools.adminOnly"');
     // The refused request saved nothing.
@@ -93,6 +101,8 @@ describe('issue 16 permissions never widen the operator policy', () => {
       remember: 'always',
     });
     expect(answered.status).toBe(404);
-    expect((await call('GET', '/api/settings/tools/read_file', admin)).body.permission).toEqual({ '*': 'deny' });
+    expect((await call('GET', '/api/settings/tools/read_file', admin)).body.permission).toEqual({
+      '*': 'deny',
+    });
   });
 });

@@ -37,7 +37,9 @@ describe('issue 16 rule kinds follow the tool, not its name', () => {
       extraEntries: snapshot.entries,
       savedSettings: new Map([['bash', { enabled: true }]]),
       userId: 'u',
-      permission: createPermissionCheck({ rulesFor: (name) => (name === 'bash' ? { user: SHELL_RULE } : undefined) }),
+      permission: createPermissionCheck({
+        rulesFor: (name) => (name === 'bash' ? { user: SHELL_RULE } : undefined),
+      }),
     });
     const outcome = await runtime.execute({ toolName: 'bash', arguments: {} });
     // Read as a shell line, the missing `command` would be an empty line that "runs no command" and be allowed.
@@ -50,7 +52,9 @@ describe('issue 16 rule kinds follow the tool, not its name', () => {
   it('the built-in shells and file tools declare how their calls are read', () => {
     const registry = registerBuiltinTools(new ToolRegistry());
     const kinds = Object.fromEntries(
-      registry.listEntries().map((entry) => [entry.tool.definition.name, entry.tool.permissionSubject ?? 'name']),
+      registry
+        .listEntries()
+        .map((entry) => [entry.tool.definition.name, entry.tool.permissionSubject ?? 'name']),
     );
     expect(kinds).toMatchObject({
       bash: 'shell',

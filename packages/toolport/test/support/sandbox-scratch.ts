@@ -14,6 +14,7 @@ export function makeSandboxScratch(prefix: string, subdirectories: readonly stri
     mkdirSync(join(directory, name), { recursive: true });
     created.push(join(directory, name));
   }
-  if (process.getuid?.() === 0) for (const path of created) chownSync(path, DEFAULT_SANDBOX_ID, DEFAULT_SANDBOX_ID);
+  if (process.getuid?.() === 0)
+    for (const path of created) chownSync(path, DEFAULT_SANDBOX_ID, DEFAULT_SANDBOX_ID);
   return directory;
 }

@@ -67,7 +67,7 @@ export function registerCapabilityRoutes(
                 [tool.definition.name, await tool.tool.describeSandbox!(runtime.services)] as const,
             ),
         ),
-        );
+      );
       const rules = permissionRulesByTool(
         await services.repositories.toolSettings.listForUser(user.id),
         agent === null ? [] : await services.repositories.agents.listTools(user.id, agent.id),
