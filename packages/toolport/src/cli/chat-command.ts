@@ -71,10 +71,16 @@ function exitCodeFor(stopReason: StopReason): number {
  * Renders one turn. On a terminal everything streams to stdout; otherwise stdout gets only the model's final answer
  * and the activity (tool calls, their results, text the model wrote before calling tools) goes to stderr.
  */
+/** The progress line of the turn being rendered, for the approval prompt to clear before it asks (issue 16). */
+interface TurnDisplay {
+  stopProgress(): void;
+}
+
 async function renderTurn(
   events: AsyncGenerator<StreamEvent, unknown>,
   io: CliIo,
   interactiveTerminal: boolean,
+  display: TurnDisplay = { stopProgress: () => {} },
 ): Promise<StopReason> {
   const activity = interactiveTerminal ? io.stdout : io.stderr;
   let stepText = '';
@@ -85,6 +91,7 @@ async function renderTurn(
   const waitingForModel = 'toolport: waiting for the model';
   let waitingFor: string | undefined = waitingForModel;
   let progress: ProgressLine = startProgressLine(io, waitingFor);
+  display.stopProgress = () => progress.stop();
   for await (const event of events) {
     const previous: string | undefined = waitingFor;
     switch (event.type) {
@@ -92,6 +99,8 @@ async function renderTurn(
       case 'tool_call_started':
       case 'error':
       case 'turn_completed':
+      // Issue 16: the approval prompt is on stderr; a line redrawn there would erase it.
+      case 'approval_requested':
         waitingFor = undefined;
         break;
       case 'tool_call_completed':
@@ -289,8 +298,10 @@ async function chat(
     const next = await reader.next();
     return next.done === true ? undefined : next.value;
   };
+  const display: TurnDisplay = { stopProgress: () => {} };
   const approve = createCliApprover({
     io,
+    beforeAsking: () => display.stopProgress(),
     yes: values.yes === true,
     interactive: io.stdinIsTerminal === true,
     readLine,
@@ -301,6 +312,7 @@ async function chat(
       runAgentTurn({ session, runtime, userMessage, maxIterations, signal, approve }),
       io,
       io.stdoutIsTerminal === true,
+      display,
     );
 
   if (values.prompt !== undefined) {

@@ -11,6 +11,8 @@ export interface CliApproverOptions {
   readLine: () => Promise<string | undefined>;
   /** `a` (always): writes the allow rule where it is stored (`--user`); otherwise it holds for this process. */
   rememberAlways?: (request: ApprovalRequest) => Promise<void>;
+  /** Called before a question is written (clears the CLI-1 progress line, which would redraw over it). */
+  beforeAsking?: () => void;
 }
 
 /**
@@ -37,6 +39,7 @@ export function createCliApprover(options: CliApproverOptions): ApproveCallback 
         io.stderr(`toolport: ${message}\n`);
         return { decision: 'deny', decidedBy: 'cli (no terminal)', message };
       }
+      options.beforeAsking?.();
       for (;;) {
         io.stderr(`toolport: approve ${summary}? [y]es / [n]o / [a]lways: `);
         const answer = (await options.readLine())?.trim().toLowerCase();

@@ -125,6 +125,39 @@ describe('issue 16 toolport chat: the same rules, asked on a terminal, denied wi
     expect(toolMessages(later).find((m) => m.startsWith('c_touch3:'))).not.toContain('permission_denied');
   });
 
+  it('on a terminal the progress line (CLI-1) is cleared and stays away while the question waits', async () => {
+    server.enqueue(
+      'openai-chat',
+      scriptStep('openai-chat', { toolCalls: [bashCall('c_wait', 'touch build/w')] }),
+    );
+    server.enqueue('openai-chat', scriptStep('openai-chat', { text: 'done' }));
+    let stderr = '';
+    const stdin = new PassThrough();
+    stdin.write('go\n');
+    const io: CliIo = {
+      stdout: () => {},
+      stderr: (text) => (stderr += text),
+      cwd: process.cwd(),
+      env: {},
+      stdin,
+      stdoutIsTerminal: false,
+      stderrIsTerminal: true,
+      stdinIsTerminal: true,
+    };
+    const running = runCli(
+      ['chat', '--user', 'alice', '--data-dir', dataDirectory, '--workdir', workdir],
+      io,
+    );
+    await expect.poll(() => stderr.includes('approve bash'), { timeout: 20_000, interval: 20 }).toBe(true);
+    const asked = stderr.length;
+    // Several refresh periods of the line (250 ms each): nothing may be drawn over the question.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(stderr.slice(asked)).toBe('');
+    stdin.end('y\n');
+    expect(await running).toBe(0);
+    expect(existsSync(join(workdir, 'build', 'w'))).toBe(true);
+  });
+
   it('without a terminal an ask is denied with a message on stderr and in the tool result; --yes approves', async () => {
     server.enqueue(
       'openai-chat',
