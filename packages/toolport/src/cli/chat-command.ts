@@ -99,8 +99,7 @@ async function renderTurn(
       case 'tool_call_started':
       case 'error':
       case 'turn_completed':
-      // Issue 16: the approval prompt is on stderr; a line redrawn there would erase it.
-      case 'approval_requested':
+      case 'approval_requested': // issue 16: the prompt is on stderr, a line redrawn there would erase it
         waitingFor = undefined;
         break;
       case 'tool_call_completed':
