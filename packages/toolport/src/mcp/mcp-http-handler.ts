@@ -1,7 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { httpStatusForErrorCode } from '../core/error-codes.ts';
 import { isToolportError } from '../core/errors.ts';
+import type { ApprovalRequest } from '../core/tool-approval.ts';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
+import { McpClientRequests } from './mcp-client-requests.ts';
 import type { McpCallCancellation } from './mcp-server.ts';
 import {
   createMcpToolsDispatcher,
@@ -38,6 +40,8 @@ export interface McpHttpHandlerOptions {
   /** Origins (`scheme://host[:port]`) a browser may call from. Default: any origin on an allowed host. */
   allowedOrigins?: readonly string[];
   serverInfo?: { name: string; version: string };
+  /** Issue 16: called for an elicitation answered "always" (writes the caller's allow rule; `request.userId`). */
+  rememberAlways?: (request: ApprovalRequest) => Promise<void>;
   /** Called with an unexpected failure (answered 500); log it. */
   onError?: (error: unknown) => void;
   /**
@@ -146,6 +150,16 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
   // by clients, so two clients of one user may share one; an ambiguous cancellation is ignored (MCP lets a receiver
   // ignore a cancellation), and a client that drops its request aborts its call anyway.
   const inFlight = new Map<string, Set<AbortController>>();
+  // Issue 16: stateless, so a call never sees the client's `initialize`; remember per user whether the last one
+  // (on this instance) declared elicitation. Another instance does not know it and denies `ask` calls instead.
+  const elicitingUsers = new Set<string>();
+  const noteInitialize = (userId: string, params: JsonObject): void => {
+    if (isJsonObject(params.capabilities) && isJsonObject(params.capabilities.elicitation))
+      elicitingUsers.add(userId);
+    else elicitingUsers.delete(userId);
+  };
+  // Our elicitations go out on the call's SSE stream; the client answers them in a later POST on this instance.
+  const clientRequests = new McpClientRequests();
   const cancellationFor = (userId: string): McpCallCancellation => ({
     track(requestId, controller) {
       const key = `${userId}\u0000${JSON.stringify(requestId)}`;
@@ -173,6 +187,7 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
         runtime,
         listChanged: options.watchTools !== undefined,
         ...(options.serverInfo === undefined ? {} : { serverInfo: options.serverInfo }),
+        ...(options.rememberAlways === undefined ? {} : { rememberAlways: options.rememberAlways }),
       });
       dispatchers.set(runtime, dispatcher);
     }
@@ -203,7 +218,11 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
     const requests: Array<{ id: string | number; method: string; params: JsonObject }> = [];
     for (const message of messages as JsonObject[]) {
       const params = isJsonObject(message.params) ? message.params : {};
-      if (typeof message.method !== 'string') continue; // a response to a request we never send
+      if (typeof message.method !== 'string') {
+        // A response: the answer to one of this user's elicitations (issue 16), or to nothing we sent.
+        clientRequests.settle(principal.userId, message);
+        continue;
+      }
       if (message.id === undefined) {
         if (message.method === 'notifications/cancelled' && isJsonRpcId(params.requestId)) {
           cancellation.cancel(
@@ -222,6 +241,7 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
           JSON_RPC_INVALID_REQUEST,
         );
       }
+      if (message.method === 'initialize') noteInitialize(principal.userId, params);
       requests.push({ id: message.id, method: message.method, params });
     }
     // Notifications and responses only: accepted, nothing to answer.
@@ -232,12 +252,11 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
     const needsTools = requests.some(({ method }) => method === 'tools/list' || method === 'tools/call');
     const dispatch = dispatcherFor(needsTools ? await options.getRuntime(principal, request) : NO_TOOLS);
 
-    // A call that asked for progress needs a stream; anything else is answered as plain JSON.
-    const streaming = requests.some(
-      ({ method, params }) => method === 'tools/call' && progressTokenOf(params) !== undefined,
-    );
+    // A call that asked for progress needs a stream, and so does one that elicits an approval (issue 16, started
+    // when it asks); anything else is answered as plain JSON.
     const controllers = new Set<AbortController>();
     let finished = false;
+    let streaming = false;
     response.on('close', () => {
       // The client went away before the answer: stop its calls.
       if (!finished)
@@ -246,13 +265,27 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
     const writeEvent = (message: unknown): void => {
       if (!response.destroyed) response.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
     };
-    if (streaming) {
+    const unwritten: JsonRpcResponse[] = [];
+    const startStream = (): void => {
+      if (streaming) return;
+      streaming = true;
       response.writeHead(200, {
         'content-type': 'text/event-stream',
         'cache-control': 'no-cache',
         connection: 'keep-alive',
       });
-    }
+      for (const answered of unwritten.splice(0)) writeEvent(answered);
+    };
+    if (
+      requests.some(({ method, params }) => method === 'tools/call' && progressTokenOf(params) !== undefined)
+    )
+      startStream();
+    const elicit = elicitingUsers.has(principal.userId)
+      ? (params: JsonObject, signal: AbortSignal): Promise<unknown> => {
+          startStream();
+          return clientRequests.request(principal.userId, 'elicitation/create', params, signal, writeEvent);
+        }
+      : undefined;
     const responses = await Promise.all(
       requests.map(async ({ id, method, params }): Promise<JsonRpcResponse> => {
         const controller = new AbortController();
@@ -262,8 +295,10 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
           const answered = await dispatch(id, method, params, {
             signal: controller.signal,
             notify: writeEvent,
+            ...(elicit === undefined ? {} : { elicit }),
           });
           if (streaming) writeEvent(answered);
+          else unwritten.push(answered);
           return answered;
         } finally {
           untrack();

@@ -179,6 +179,8 @@ export function createMcpEndpointPlugin(options: McpEndpointOptions = {}): Toolp
       ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
       ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
       serverInfo: { name: 'toolport', version: TOOLPORT_VERSION },
+      // Issue 16: an elicitation answered "always" writes the caller's allow rule, as in chat turns.
+      rememberAlways: (approval) => services.approvals.rememberAlways(approval),
       onError: (error) => app.log.error({ err: error }, 'mcp request failed'),
     });
     app.all('/mcp', { config: { public: true }, schema: { hide: true } }, async (request, reply) => {
