@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import type { Insertable, Kysely } from 'kysely';
 import { isErrorCode } from '../../core/error-codes.ts';
 import type {
   ToolExecutionQuery,
@@ -8,63 +8,71 @@ import type {
 } from '../../core/execution-recorder.ts';
 import { silentLogger } from '../../core/logger.ts';
 import type { ToolportLogger } from '../../core/tool-types.ts';
+import { BatchedWriter } from '../batched-writer.ts';
 import type { DatabaseSchema, ToolExecutionsTable } from '../database-schema.ts';
 
+/** The one mapping from an execution record to its row (a new audit field is added here, and only here). */
+export function toExecutionRow(entry: ToolExecutionRecord): Insertable<ToolExecutionsTable> {
+  return {
+    id: randomUUID(),
+    call_id: entry.callId,
+    tool_name: entry.toolName,
+    user_id: entry.userId,
+    chat_id: entry.chatId ?? null,
+    agent_id: entry.agentId ?? null,
+    started_at: entry.startedAt.toISOString(),
+    duration_ms: entry.durationMs,
+    outcome: entry.outcome,
+    result_size: entry.resultSize,
+    parent_call_id: entry.parentCallId ?? null,
+  };
+}
+
 /**
- * CORE-6's audit trail in the database. `record` returns at once (it must not slow the call down); the insert runs in
- * the background and a failure is logged, never thrown. `flush()` waits for pending inserts (shutdown, tests).
+ * CORE-6's audit trail in the database. `record` returns at once (it must not slow the call down): rows are written
+ * in batches by a `BatchedWriter` (issue 11), one multi-row insert per batch, and a failure is logged, never thrown.
+ * `flush()` writes what is queued and waits (shutdown, tests); `query()` flushes first, so this process reads its own
+ * records. A crash loses at most the queued batch (under `DEFAULT_BATCH_DELAY_MS`).
  */
 export class ToolExecutionRepository implements ToolExecutionRecorder {
   readonly #db: Kysely<DatabaseSchema>;
-  readonly #logger: ToolportLogger;
-  readonly #pending = new Set<Promise<void>>();
+  readonly #writer: BatchedWriter<Insertable<ToolExecutionsTable>>;
 
   constructor(db: Kysely<DatabaseSchema>, logger: ToolportLogger = silentLogger) {
     this.#db = db;
-    this.#logger = logger;
+    this.#writer = new BatchedWriter({
+      write: async (rows) => {
+        await this.#db
+          .insertInto('tool_executions')
+          .values([...rows])
+          .execute();
+      },
+      onError: (rows, error) => {
+        for (const row of rows) {
+          logger.error(
+            {
+              tool: row.tool_name,
+              callId: row.call_id,
+              error: error instanceof Error ? error.message : String(error),
+            },
+            'could not record tool execution',
+          );
+        }
+      },
+    });
   }
 
   record(entry: ToolExecutionRecord): void {
-    const insert = this.insert(entry)
-      .catch((error: unknown) => {
-        this.#logger.error(
-          {
-            tool: entry.toolName,
-            callId: entry.callId,
-            error: error instanceof Error ? error.message : String(error),
-          },
-          'could not record tool execution',
-        );
-      })
-      .finally(() => this.#pending.delete(insert));
-    this.#pending.add(insert);
+    this.#writer.add(toExecutionRow(entry));
   }
 
-  async insert(entry: ToolExecutionRecord): Promise<void> {
-    await this.#db
-      .insertInto('tool_executions')
-      .values({
-        id: randomUUID(),
-        call_id: entry.callId,
-        tool_name: entry.toolName,
-        user_id: entry.userId,
-        chat_id: entry.chatId ?? null,
-        agent_id: entry.agentId ?? null,
-        started_at: entry.startedAt.toISOString(),
-        duration_ms: entry.durationMs,
-        outcome: entry.outcome,
-        result_size: entry.resultSize,
-        parent_call_id: entry.parentCallId ?? null,
-      })
-      .execute();
-  }
-
-  async flush(): Promise<void> {
-    while (this.#pending.size > 0) await Promise.all([...this.#pending]);
+  flush(): Promise<void> {
+    return this.#writer.flush();
   }
 
   /** Newest first. */
   async query(filter: ToolExecutionQuery = {}): Promise<ToolExecutionRecord[]> {
+    await this.flush();
     let query = this.#db.selectFrom('tool_executions').selectAll();
     if (filter.userId !== undefined) query = query.where('user_id', '=', filter.userId);
     if (filter.toolName !== undefined) query = query.where('tool_name', '=', filter.toolName);
