@@ -88,7 +88,9 @@ export class SecretService {
         if (values?.token !== token) {
           const stored =
             this.#states === undefined
-              ? this.#repository.listCiphertexts(userId).then((list) => list.map((row) => [row.name, row.ciphertext] as const))
+              ? this.#repository
+                  .listCiphertexts(userId)
+                  .then((list) => list.map((row) => [row.name, row.ciphertext] as const))
               : ciphertexts(token).then((map) => [...map]);
           values = {
             token,

@@ -153,7 +153,8 @@ export class ToolRuntimeService {
     const builtAt = Date.now();
     const runtime = await build();
     this.#reusable.delete(key);
-    if (this.#reusable.size >= MAX_REUSABLE_RUNTIMES) this.#reusable.delete(this.#reusable.keys().next().value!);
+    if (this.#reusable.size >= MAX_REUSABLE_RUNTIMES)
+      this.#reusable.delete(this.#reusable.keys().next().value!);
     this.#reusable.set(key, { runtime, token, generation, listingVersion, codeTools, builtAt });
     return runtime;
   }

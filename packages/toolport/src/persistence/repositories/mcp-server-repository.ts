@@ -96,7 +96,9 @@ export class McpServerRepository {
   async list(userId: string, options: { enabledOnly?: boolean } = {}): Promise<McpServerRecord[]> {
     const enabledOnly = options.enabledOnly === true;
     return [
-      ...(await this.#reads.read(userId, `mcp_servers:${enabledOnly}`, () => this.#list(userId, enabledOnly))),
+      ...(await this.#reads.read(userId, `mcp_servers:${enabledOnly}`, () =>
+        this.#list(userId, enabledOnly),
+      )),
     ];
   }
 
