@@ -6,6 +6,8 @@
 // req/s on SQLite at 10 connections, PostgreSQL ≥ 0.7× SQLite. PostgreSQL uses a throwaway database on
 // 127.0.0.1:5432 (or TOOLPORT_BENCH_POSTGRES_URL, an admin URL) and is skipped when no server answers.
 // BENCH_DURATION_SECONDS (default 3), BENCH_ROUNDS (default 3) and BENCH_CONNECTIONS (default 10) tune the run.
+// BENCH_API_BASELINE=<another checkout's packages/toolport> (e.g. /work/main/packages/toolport) adds that tree's
+// server as "before" subjects (GET and execute) in the same interleaved rounds.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -30,8 +32,11 @@ interface Server {
   token: string;
 }
 
+const baseline = process.env.BENCH_API_BASELINE;
+
 async function startServer(script: string, args: string[]): Promise<Server> {
-  const child = spawn(process.execPath, [new URL(script, import.meta.url).pathname, ...args], {
+  const path = script.startsWith('/') ? script : new URL(script, import.meta.url).pathname;
+  const child = spawn(process.execPath, [path, ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
@@ -101,7 +106,15 @@ async function load(subject: Subject, seconds: number): Promise<autocannon.Resul
 const directory = mkdtempSync(join(tmpdir(), 'toolport-bench-'));
 const servers: Server[] = [];
 const admin = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 2000 });
-let postgresDatabase: string | undefined;
+const postgresDatabases: string[] = [];
+const postgresUrl = async (suffix: string): Promise<string> => {
+  const name = `toolport_bench_${process.pid}_${suffix}`;
+  await admin.query(`create database ${name}`);
+  postgresDatabases.push(name);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+};
 try {
   const bare = await startServer('./support/bare-fastify-server.ts', []);
   servers.push(bare);
@@ -112,14 +125,22 @@ try {
   let postgres: Server | undefined;
   try {
     await admin.connect();
-    postgresDatabase = `toolport_bench_${process.pid}`;
-    await admin.query(`create database ${postgresDatabase}`);
-    const url = new URL(adminUrl);
-    url.pathname = `/${postgresDatabase}`;
-    postgres = await startServer('./support/api-bench-server.ts', [url.toString()]);
+    postgres = await startServer('./support/api-bench-server.ts', [await postgresUrl('after')]);
     servers.push(postgres);
   } catch (error) {
     process.stdout.write(`postgres skipped: ${error instanceof Error ? error.message : String(error)}\n`);
+  }
+  const before: Array<{ label: string; server: Server }> = [];
+  if (baseline !== undefined) {
+    const script = join(baseline, 'bench/support/api-bench-server.ts');
+    const server = await startServer(script, [`sqlite:${join(directory, 'baseline.db')}`]);
+    servers.push(server);
+    before.push({ label: 'before: sqlite', server });
+    if (postgres !== undefined) {
+      const pgServer = await startServer(script, [await postgresUrl('before')]);
+      servers.push(pgServer);
+      before.push({ label: 'before: postgres', server: pgServer });
+    }
   }
 
   const subject = (label: string, route: Route, server: Server): Subject => ({
@@ -143,6 +164,10 @@ try {
           subject('postgres POST …/get_current_datetime/execute', 'execute', postgres),
           subject('postgres PUT /api/settings/tools/:name', 'PUT', postgres),
         ]),
+    ...before.flatMap(({ label, server }) => [
+      subject(`${label} GET /api/settings/tools`, 'GET', server),
+      subject(`${label} POST …/get_current_datetime/execute`, 'execute', server),
+    ]),
   ];
 
   process.stdout.write(
@@ -191,11 +216,21 @@ try {
         `(goal ≥ 0.70: ${verdict(postgresGet >= 0.7 * sqliteGet && postgresExecute >= 0.7 * sqliteExecute)})\n`,
     );
   }
+  for (const { label } of before) {
+    for (const route of ['GET /api/settings/tools', 'POST …/get_current_datetime/execute']) {
+      const after = rateOf(`${label.replace('before: ', '')} ${route}`);
+      const was = rateOf(`${label} ${route}`);
+      if (after !== undefined && was !== undefined) {
+        process.stdout.write(
+          `${label.replace('before: ', '')} ${route}: ${(after / was).toFixed(2)}× before\n`,
+        );
+      }
+    }
+  }
   process.stdout.write(`${loadLine()}\n`);
 } finally {
   for (const server of servers) await stopServer(server);
   rmSync(directory, { recursive: true, force: true });
-  if (postgresDatabase !== undefined)
-    await admin.query(`drop database if exists ${postgresDatabase} with (force)`);
+  for (const name of postgresDatabases) await admin.query(`drop database if exists ${name} with (force)`);
   await admin.end().catch(() => {});
 }
