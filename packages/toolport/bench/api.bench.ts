@@ -7,7 +7,8 @@
 // 127.0.0.1:5432 (or TOOLPORT_BENCH_POSTGRES_URL, an admin URL) and is skipped when no server answers.
 // BENCH_DURATION_SECONDS (default 3), BENCH_ROUNDS (default 3) and BENCH_CONNECTIONS (default 10) tune the run.
 // BENCH_API_BASELINE=<another checkout's packages/toolport> (e.g. /work/main/packages/toolport) adds that tree's
-// server as "before" subjects (GET and execute) in the same interleaved rounds.
+// server as "before" subjects (GET and execute) in the same interleaved rounds. BENCH_API_LOG_LEVEL=info makes the
+// toolport servers log every request (to a sink), as `toolport serve` does at its default level.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -60,6 +60,21 @@ function toDescriptorView(descriptor: ToolParameterDescriptor): ToolParameterDes
   return allowedValues === undefined ? { ...rest } : { ...rest, allowedValues: [...allowedValues] };
 }
 
+/** Issue 11: the views are built once per tool (a listing describes every tool on every request), frozen. */
+const descriptorViews = new WeakMap<
+  readonly ToolParameterDescriptor[],
+  readonly ToolParameterDescriptorView[]
+>();
+
+function descriptorViewsOf(descriptors: readonly ToolParameterDescriptor[]): ToolParameterDescriptorView[] {
+  let views = descriptorViews.get(descriptors);
+  if (views === undefined) {
+    views = Object.freeze(descriptors.map((descriptor) => Object.freeze(toDescriptorView(descriptor))));
+    descriptorViews.set(descriptors, views);
+  }
+  return views as ToolParameterDescriptorView[];
+}
+
 /** `PUT /api/settings/tools/:toolName`. A parameter set to `null` goes back to its default. */
 export interface ToolSettingsUpdate {
   enabled?: boolean;
@@ -220,7 +235,7 @@ export class ToolSettingsService {
       enabledByDefault: tool.settings.enabledByDefault,
       canDisable: tool.settings.canDisable,
       parameters: effective.parameters,
-      parameterDescriptors: tool.settings.parameterDescriptors.map(toDescriptorView),
+      parameterDescriptors: descriptorViewsOf(tool.settings.parameterDescriptors),
       updatedAt: saved?.updatedAt ?? null,
     };
   }
