@@ -10,12 +10,13 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { Agent, request } from 'undici';
+import { loadLine } from './support/bench-stats.ts';
+import type * as RegistryExports from '../src/core/tool-registry.ts';
+import type * as DatabaseExports from '../src/persistence/database.ts';
+import type * as ServicesExports from '../src/services/toolport-services.ts';
+import type * as ToolsExports from '../src/tools/index.ts';
 import { executeTool } from '../src/core/execute-tool.ts';
 import { InMemoryExecutionRecorder } from '../src/core/execution-recorder.ts';
-import { ToolRegistry } from '../src/core/tool-registry.ts';
-import { migrateDatabase, openDatabase } from '../src/persistence/database.ts';
-import { createToolportServices } from '../src/services/toolport-services.ts';
-import { registerBuiltinTools } from '../src/tools/index.ts';
 
 const ROUNDS = Number(process.env.BENCH_HTTP_ROUNDS ?? 8);
 const CALLS_PER_ROUND = Number(process.env.BENCH_HTTP_CALLS ?? 1_000);
@@ -37,32 +38,59 @@ const port = Number((await once(createInterface({ input: upstream.stdout! }), 'l
 const origin = `http://127.0.0.2:${port}`;
 
 const directory = mkdtempSync(join(tmpdir(), 'toolport-bench-http-'));
-const database = openDatabase(`sqlite:${join(directory, 'bench.sqlite')}`);
-await migrateDatabase(database);
-const services = createToolportServices({
-  database,
-  registry: registerBuiltinTools(new ToolRegistry()),
-  secretKey: randomBytes(32),
-  outboundAllowlist: { cidrs: ['127.0.0.2/32'] },
-});
-const { user } = await services.tokens.createUser('bench');
-const caller = { id: user.id, isAdmin: false };
-await services.secrets.set(user.id, 'BENCH_TOKEN', 'bench-token-value-123');
-await services.httpTools.create(caller, {
-  name: 'get_item',
-  config: {
-    url: `${origin}/items/{{id}}?verbose={{verbose}}`,
-    method: 'GET',
-    description: 'One item',
-    parameters: {
-      type: 'object',
-      properties: { id: { type: 'string' }, verbose: { type: 'boolean' } },
-      required: ['id'],
+
+type ServicesModule = typeof ServicesExports;
+type DatabaseModule = typeof DatabaseExports;
+type RegistryModule = typeof RegistryExports;
+type ToolsModule = typeof ToolsExports;
+
+/** The bench user's HTTP tool on a fresh SQLite database, built by one source tree's modules. */
+async function setUp(root: string, file: string) {
+  const load = <T>(path: string): Promise<T> => import(new URL(path, root).href) as Promise<T>;
+  const { createToolportServices } = await load<ServicesModule>('src/services/toolport-services.ts');
+  const { migrateDatabase, openDatabase } = await load<DatabaseModule>('src/persistence/database.ts');
+  const { ToolRegistry } = await load<RegistryModule>('src/core/tool-registry.ts');
+  const { registerBuiltinTools } = await load<ToolsModule>('src/tools/index.ts');
+  const database = openDatabase(`sqlite:${join(directory, file)}`);
+  await migrateDatabase(database);
+  const services = createToolportServices({
+    database,
+    registry: registerBuiltinTools(new ToolRegistry()),
+    secretKey: randomBytes(32),
+    outboundAllowlist: { cidrs: ['127.0.0.2/32'] },
+  });
+  const { user } = await services.tokens.createUser('bench');
+  const caller = { id: user.id, isAdmin: false };
+  await services.secrets.set(user.id, 'BENCH_TOKEN', 'bench-token-value-123');
+  await services.httpTools.create(caller, {
+    name: 'get_item',
+    config: {
+      url: `${origin}/items/{{id}}?verbose={{verbose}}`,
+      method: 'GET',
+      description: 'One item',
+      parameters: {
+        type: 'object',
+        properties: { id: { type: 'string' }, verbose: { type: 'boolean' } },
+        required: ['id'],
+      },
+      auth: { type: 'bearer', value: '{{BENCH_TOKEN}}' },
     },
-    auth: { type: 'bearer', value: '{{BENCH_TOKEN}}' },
-  },
-});
-const runtime = await services.toolRuntime.getEnabledToolRuntime(user);
+  });
+  const runtime = await services.toolRuntime.getEnabledToolRuntime(user);
+  return { database, services, user, runtime };
+}
+
+const { database, services, user, runtime } = await setUp(
+  new URL('../', import.meta.url).href,
+  'bench.sqlite',
+);
+// BENCH_HTTP_BASELINE=<another checkout's packages/toolport> (e.g. /work/main/packages/toolport): the same tool built
+// by that tree, as a "before" subject in the same interleaved rounds.
+const baselineRoot = process.env.BENCH_HTTP_BASELINE;
+const before =
+  baselineRoot === undefined
+    ? undefined
+    : await setUp(new URL(`file://${baselineRoot.replace(/\/?$/, '/')}`).href, 'baseline.sqlite');
 const plainAgent = new Agent();
 // The same tool and executeTool with the audit trail in memory: toolport's own cost without a SQLite insert per call
 // (the database recorder is shared by every tool, built-ins included).
@@ -84,6 +112,13 @@ const viaToolMemoryAudit = async (): Promise<void> => {
     { toolName: 'get_item', arguments: { id: '42', verbose: true }, userId: user.id },
     memoryEnvironment,
   );
+  if (!outcome.ok) throw new Error(outcome.error.message);
+};
+const viaBaseline = async (): Promise<void> => {
+  const outcome = await before!.runtime.execute({
+    toolName: 'get_item',
+    arguments: { id: '42', verbose: true },
+  });
   if (!outcome.ok) throw new Error(outcome.error.message);
 };
 const viaUndici = async (): Promise<void> => {
@@ -118,11 +153,13 @@ const median = (values: number[]): number =>
 await measure(viaTool, WARMUP);
 await measure(viaToolMemoryAudit, WARMUP);
 await measure(viaUndici, WARMUP);
+if (before !== undefined) await measure(viaBaseline, WARMUP);
 
 const subjects = {
   'HTTP tool (runtime, SQLite audit)': viaTool,
   'HTTP tool (executeTool, in-memory audit)': viaToolMemoryAudit,
   'plain undici.request': viaUndici,
+  ...(before === undefined ? {} : { 'before: HTTP tool (runtime, SQLite audit)': viaBaseline }),
 };
 const results = new Map<string, { rates: number[]; latencies: number[] }>();
 for (let round = 0; round < ROUNDS; round += 1) {
@@ -151,15 +188,26 @@ for (const [label, { rates, latencies }] of results) {
   );
 }
 const plainRate = median(results.get('plain undici.request')!.rates);
-for (const label of ['HTTP tool (runtime, SQLite audit)', 'HTTP tool (executeTool, in-memory audit)']) {
+for (const label of [
+  'HTTP tool (runtime, SQLite audit)',
+  'HTTP tool (executeTool, in-memory audit)',
+  ...(before === undefined ? [] : ['before: HTTP tool (runtime, SQLite audit)']),
+]) {
   const ratio = median(results.get(label)!.rates) / plainRate;
   process.stdout.write(`${label}: ${ratio.toFixed(2)}× plain undici (goal ≥ 0.80×)\n`);
 }
+process.stdout.write(`${loadLine()}\n`);
 
 await services.httpTools.close();
 await services.mcp.close();
 await services.flush();
 await database.close();
+if (before !== undefined) {
+  await before.services.httpTools.close();
+  await before.services.mcp.close();
+  await before.services.flush();
+  await before.database.close();
+}
 await plainAgent.close();
 upstream.kill();
 rmSync(directory, { recursive: true, force: true });

@@ -13,6 +13,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { loadLine, median } from './support/bench-stats.ts';
 
 const BIN = fileURLToPath(new URL('../bin/toolport.js', import.meta.url));
 const EVERYTHING = fileURLToPath(
@@ -147,34 +148,11 @@ async function startServe(
   return { child, url, token };
 }
 
-const dataDirectory = mkdtempSync(join(tmpdir(), 'toolport-bench-mcp-http-'));
-const served = await startServe(dataDirectory);
-try {
-  const { client } = await connectOver(
-    new StreamableHTTPClientTransport(new URL('/mcp', served.url), {
-      requestInit: { headers: { authorization: `Bearer ${served.token}` } },
-    }),
-  );
-  const { callsPerSecond, latencies } = await measureCalls(client, 'get_current_datetime', {
-    timezone: 'UTC',
-  });
-  await client.close();
-  measured.set('toolport /mcp', {
-    callsPerSecond,
-    row: [
-      'toolport /mcp'.padEnd(18),
-      'Streamable HTTP on toolport serve',
-      ...callColumns(callsPerSecond, latencies, 'get_current_datetime'),
-    ].join('  '),
-  });
-} finally {
-  served.child.kill('SIGTERM');
-  await new Promise((resolve) => served.child.once('exit', resolve));
-  rmSync(dataDirectory, { recursive: true, force: true });
-}
-
-// The transport's own ceiling on this machine: the same client against a process that answers every POST with a
-// canned result and does nothing else. /mcp cannot beat it; compare its share of it too.
+// Issue 10 item 5: `/mcp` on `toolport serve` against `toolport mcp` over stdio, the same SDK client and tool, and the
+// transport's own ceiling (a process that answers every POST with a canned result: /mcp cannot beat it), measured in
+// interleaved rounds (BENCH_MCP_HTTP_ROUNDS × BENCH_MCP_HTTP_CALLS, alternating the order) so load drift hits all alike.
+const HTTP_ROUNDS = Number(process.env.BENCH_MCP_HTTP_ROUNDS ?? 5);
+const HTTP_CALLS = Number(process.env.BENCH_MCP_HTTP_CALLS ?? 1_000);
 const FLOOR_SERVER = `
 import { createServer } from 'node:http';
 const server = createServer((request, response) => {
@@ -195,36 +173,90 @@ const server = createServer((request, response) => {
 });
 server.listen(0, '127.0.0.1', () => process.stdout.write(String(server.address().port) + '\\n'));
 `;
+const dataDirectory = mkdtempSync(join(tmpdir(), 'toolport-bench-mcp-http-'));
+const served = await startServe(dataDirectory);
 const floor = spawn(process.execPath, ['--input-type=module', '-e', FLOOR_SERVER], {
   stdio: ['ignore', 'pipe', 'inherit'],
 });
 try {
-  const port = await new Promise<string>((resolve) =>
+  const floorPort = await new Promise<string>((resolve) =>
     floor.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString().trim())),
   );
-  const { client } = await connectOver(
-    new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)),
-  );
-  const { callsPerSecond, latencies } = await measureCalls(client, 'echo', {});
-  await client.close();
-  measured.set('HTTP floor', {
-    callsPerSecond,
-    row: [
-      'HTTP floor'.padEnd(18),
-      'canned answers, same client',
-      ...callColumns(callsPerSecond, latencies, 'none'),
-    ].join('  '),
-  });
+  const rounds = [
+    {
+      label: 'toolport mcp',
+      detail: 'stdio',
+      tool: 'get_current_datetime',
+      arguments: { timezone: 'UTC' },
+      client: (await connect(subjects[0]!)).client,
+    },
+    {
+      label: 'toolport /mcp',
+      detail: 'Streamable HTTP on toolport serve',
+      tool: 'get_current_datetime',
+      arguments: { timezone: 'UTC' },
+      client: (
+        await connectOver(
+          new StreamableHTTPClientTransport(new URL('/mcp', served.url), {
+            requestInit: { headers: { authorization: `Bearer ${served.token}` } },
+          }),
+        )
+      ).client,
+    },
+    {
+      label: 'HTTP floor',
+      detail: 'canned answers, same client',
+      tool: 'echo',
+      arguments: {},
+      client: (
+        await connectOver(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${floorPort}/mcp`)))
+      ).client,
+    },
+  ].map((subject) => ({ ...subject, rates: [] as number[], latencies: [] as number[] }));
+  for (const subject of rounds) {
+    for (let index = 0; index < WARMUP_CALLS; index += 1) {
+      await subject.client.callTool({ name: subject.tool, arguments: subject.arguments });
+    }
+  }
+  for (let round = 0; round < HTTP_ROUNDS; round += 1) {
+    for (const subject of round % 2 === 0 ? rounds : [...rounds].reverse()) {
+      const began = performance.now();
+      for (let index = 0; index < HTTP_CALLS; index += 1) {
+        const callStarted = performance.now();
+        await subject.client.callTool({ name: subject.tool, arguments: subject.arguments });
+        subject.latencies.push(performance.now() - callStarted);
+      }
+      subject.rates.push((HTTP_CALLS / (performance.now() - began)) * 1000);
+    }
+  }
+  for (const subject of rounds) {
+    await subject.client.close();
+    subject.latencies.sort((a, b) => a - b);
+    const rate = median(subject.rates);
+    measured.set(`${subject.label} (interleaved)`, {
+      callsPerSecond: rate,
+      row: [
+        `${subject.label} (interleaved)`.padEnd(28),
+        subject.detail,
+        ...callColumns(rate, subject.latencies, subject.tool),
+      ].join('  '),
+    });
+  }
 } finally {
+  served.child.kill('SIGTERM');
   floor.kill('SIGTERM');
+  await new Promise((resolve) => served.child.once('exit', resolve));
+  rmSync(dataDirectory, { recursive: true, force: true });
 }
 
 process.stdout.write(
   `cold start = spawn to the first tools/list answer (${COLD_STARTS} runs); ${CALLS} sequential tools/call after ${WARMUP_CALLS} warm-up, same SDK client\n`,
 );
 for (const { row } of measured.values()) process.stdout.write(`${row}\n`);
-const ratio = measured.get('toolport /mcp')!.callsPerSecond / measured.get('toolport mcp')!.callsPerSecond;
-const ofFloor = measured.get('toolport /mcp')!.callsPerSecond / measured.get('HTTP floor')!.callsPerSecond;
+const rateOf = (label: string): number => measured.get(`${label} (interleaved)`)!.callsPerSecond;
 process.stdout.write(
-  `/mcp ÷ stdio calls/s: ${ratio.toFixed(2)} (goal ≥ 0.50); /mcp ÷ HTTP floor: ${ofFloor.toFixed(2)}\n`,
+  `${HTTP_ROUNDS} interleaved rounds × ${HTTP_CALLS} calls (median round): /mcp ÷ stdio calls/s: ` +
+    `${(rateOf('toolport /mcp') / rateOf('toolport mcp')).toFixed(2)} (goal ≥ 0.50); /mcp ÷ HTTP floor: ` +
+    `${(rateOf('toolport /mcp') / rateOf('HTTP floor')).toFixed(2)}; HTTP floor ÷ stdio: ` +
+    `${(rateOf('HTTP floor') / rateOf('toolport mcp')).toFixed(2)}\n${loadLine()}\n`,
 );

@@ -1,6 +1,7 @@
 // The server side of `npm run bench -- api`, run as its own process so the load generator does not share its CPU.
 // Usage: node bench/support/api-bench-server.ts <database URL>; prints {"url","token"} as one JSON line when ready.
 import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
 import { TIMEOUT_SECONDS_DESCRIPTOR } from '../../src/core/settings-policy.ts';
 import { ToolRegistry } from '../../src/core/tool-registry.ts';
 import { defineTool } from '../../src/core/tool-types.ts';
@@ -55,7 +56,15 @@ function benchRegistry(): ToolRegistry {
 const database = openDatabase(process.argv[2]!, { maxConnections: 10 });
 await migrateDatabase(database);
 const services = createToolportServices({ database, registry: benchRegistry(), secretKey: randomBytes(32) });
-const app = await buildServer({ services, logger: false });
+// BENCH_API_LOG_LEVEL=info measures what per-request logging costs (lines go to a sink that drops them).
+const logLevel = process.env.BENCH_API_LOG_LEVEL;
+const app = await buildServer({
+  services,
+  logger:
+    logLevel === undefined
+      ? false
+      : { level: logLevel, stream: new Writable({ write: (_chunk, _encoding, done) => done() }) },
+});
 await app.listen({ host: '127.0.0.1', port: 0 });
 const address = app.server.address();
 const url = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;

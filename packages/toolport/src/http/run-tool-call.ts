@@ -31,7 +31,11 @@ export async function runToolCall(
     chat?.agentId === null || chat?.agentId === undefined
       ? undefined
       : await services.repositories.agents.get(user.id, chat.agentId);
-  const runtime = await services.toolRuntime.getEnabledToolRuntime(user, chat, agent, { origin: 'api' });
+  // Outside a chat the runtime is reused while nothing it was built from changed (issue 11).
+  const runtime =
+    chat === undefined
+      ? await services.toolRuntime.getReusableRuntime(user, { origin: 'api' })
+      : await services.toolRuntime.getEnabledToolRuntime(user, chat, agent, { origin: 'api' });
 
   const disconnect = new AbortController();
   const onClose = (): void => {

@@ -3,11 +3,15 @@
  * ISO-8601 UTC text (sorts chronologically), booleans are integers 0/1, JSON is text. Both engines then return the
  * same JavaScript values and the repositories need no per-engine code.
  */
+import type { Generated } from 'kysely';
+
 export interface UsersTable {
   id: string;
   name: string;
   is_admin: number;
   created_at: string;
+  /** Issue 11: grows with every write to a row the user's cached listings are built from (migration 0011). */
+  state_version: Generated<number>;
 }
 
 export interface ApiTokensTable {

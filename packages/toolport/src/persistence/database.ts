@@ -1,13 +1,14 @@
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, type Dialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type Dialect, type PostgresPool } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import pg from 'pg';
 import { ToolportError } from '../core/errors.ts';
 import type { DatabaseEngine } from './database-engine.ts';
 import type { DatabaseSchema } from './database-schema.ts';
 import { createMigrationProvider } from './migrations/index.ts';
+import { preparedStatementName } from './prepared-query.ts';
 import { withStatementCache } from './sqlite-statement-cache.ts';
 
 export type { DatabaseEngine } from './database-engine.ts';
@@ -35,7 +36,11 @@ export function openDatabase(
     const pool = new pg.Pool({ connectionString: url, max: options.maxConnections ?? 10 });
     // An idle client's error (server restart) must not crash the process; the next query reconnects.
     pool.on('error', () => {});
-    return wrapDialect(new PostgresDialect({ pool }), 'postgres', redactUrl(url));
+    return wrapDialect(
+      new PostgresDialect({ pool: namePreparedStatements(pool) }),
+      'postgres',
+      redactUrl(url),
+    );
   }
   if (url.startsWith('sqlite:')) {
     const target = url.slice('sqlite:'.length);
@@ -94,6 +99,31 @@ export async function migrateDatabase(database: ToolportDatabase): Promise<strin
   return (results ?? [])
     .filter((result) => result.status === 'Success')
     .map((result) => result.migrationName);
+}
+
+/**
+ * Kysely's pool, with marked hot queries (prepared-query.ts) sent as named statements: node-postgres parses and plans
+ * a named statement once per connection and only binds it afterwards. Everything else passes through unchanged.
+ */
+function namePreparedStatements(pool: pg.Pool): PostgresPool {
+  const patched = new WeakSet<pg.PoolClient>();
+  const patch = (client: pg.PoolClient): pg.PoolClient => {
+    if (patched.has(client)) return client;
+    patched.add(client);
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args) => {
+      const [text, values] = args;
+      const name = typeof text === 'string' ? preparedStatementName(text) : undefined;
+      return name === undefined ? query(...args) : query({ name, text, values });
+    };
+    return client;
+  };
+  return {
+    Client: (pool as unknown as { Client?: unknown }).Client,
+    options: pool.options,
+    connect: async () => patch(await pool.connect()),
+    end: () => pool.end(),
+  } as unknown as PostgresPool;
 }
 
 function redactUrl(url: string): string {

@@ -15,6 +15,7 @@ import { ToolExecutionRepository } from './repositories/tool-execution-repositor
 import { ToolSettingsRepository } from './repositories/tool-settings-repository.ts';
 import { UserRepository } from './repositories/user-repository.ts';
 import { WorkspaceTrustRepository } from './repositories/workspace-trust-repository.ts';
+import { createLocalWriteObserver, UNCACHED_READS, type UserStateCache } from './user-state-cache.ts';
 
 export interface Repositories {
   users: UserRepository;
@@ -37,6 +38,11 @@ export interface Repositories {
 export interface RepositoryOptions {
   /** Encrypts MCP servers' literal header/env values at rest (set by the services, which hold the key). */
   mcpServerConfigCodec?: StoredConfigCodec;
+  /**
+   * Issue 11: caches the per-user reads a request makes (settings, tool and MCP rows, trust, secrets) under the user's
+   * `state_version`; every repository's writes to those tables drop it (a Kysely plugin on the shared handle).
+   */
+  userState?: UserStateCache;
 }
 
 export function createRepositories(
@@ -44,22 +50,25 @@ export function createRepositories(
   logger?: ToolportLogger,
   options: RepositoryOptions = {},
 ): Repositories {
-  const { db, engine } = database;
+  const { engine } = database;
+  const states = options.userState;
+  const db = states === undefined ? database.db : database.db.withPlugin(createLocalWriteObserver(states));
+  const reads = states ?? UNCACHED_READS;
   return {
     users: new UserRepository(db),
     apiTokens: new ApiTokenRepository(db),
-    toolSettings: new ToolSettingsRepository(db, engine),
-    secrets: new SecretRepository(db),
+    toolSettings: new ToolSettingsRepository(db, engine, reads),
+    secrets: new SecretRepository(db, reads),
     chats: new ChatRepository(db),
     agents: new AgentRepository(db),
-    customTools: new CustomToolRepository(db),
-    mcpServers: new McpServerRepository(db, options.mcpServerConfigCodec),
+    customTools: new CustomToolRepository(db, reads),
+    mcpServers: new McpServerRepository(db, options.mcpServerConfigCodec, reads),
     freshnessLedger: new FreshnessLedgerRepository(db),
     toolExecutions: new ToolExecutionRepository(db, logger),
     providerConfigs: new ProviderConfigRepository(db),
     chatMessages: new ChatMessageRepository(db),
     images: new ImageRepository(db),
-    workspaceTrust: new WorkspaceTrustRepository(db),
+    workspaceTrust: new WorkspaceTrustRepository(db, reads),
     toolApprovals: new ToolApprovalRepository(db),
   };
 }

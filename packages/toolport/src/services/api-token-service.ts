@@ -1,6 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ApiTokenRepository } from '../persistence/repositories/api-token-repository.ts';
 import type { UserRecord, UserRepository } from '../persistence/repositories/user-repository.ts';
+import type { UserStateCache } from '../persistence/user-state-cache.ts';
 
 const TOKEN_PREFIX = 'tp_';
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -18,10 +19,13 @@ export class ApiTokenService {
   readonly #users: UserRepository;
   readonly #tokens: ApiTokenRepository;
   readonly #lastRecorded = new Map<string, number>();
+  readonly #states: Pick<UserStateCache, 'observe'> | undefined;
 
-  constructor(users: UserRepository, tokens: ApiTokenRepository) {
+  /** `states` learns each caller's `state_version` from the token lookup (issue 11's cross-instance caches). */
+  constructor(users: UserRepository, tokens: ApiTokenRepository, states?: Pick<UserStateCache, 'observe'>) {
     this.#users = users;
     this.#tokens = tokens;
+    this.#states = states;
   }
 
   /** Creates a user and their first token; the token is returned once and never stored. */
@@ -62,6 +66,7 @@ export class ApiTokenService {
     const actual = Buffer.from(hash, 'hex');
     if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) return undefined;
     this.#recordUse(owner.tokenId);
+    this.#states?.observe(owner.user.id, owner.stateVersion);
     return owner.user;
   }
 

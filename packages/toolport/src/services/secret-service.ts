@@ -1,6 +1,7 @@
 import { ToolportError } from '../core/errors.ts';
 import type { SecretReader } from '../core/tool-types.ts';
 import type { SecretMetadata, SecretRepository } from '../persistence/repositories/secret-repository.ts';
+import type { UserStateCache } from '../persistence/user-state-cache.ts';
 import type { SecretCipher } from '../secrets/secret-cipher.ts';
 
 /** Credentials that live outside the secrets table (literal values in stored configs), redacted like secrets. */
@@ -17,9 +18,13 @@ export class SecretService {
   readonly #cipher: SecretCipher;
   readonly #extraValues: ExtraSecretValues[] = [];
 
-  constructor(repository: SecretRepository, cipher: SecretCipher) {
+  /** Issue 11: when set, a reader keeps the rows it read while the user's state token stays the same. */
+  readonly #states: Pick<UserStateCache, 'token'> | undefined;
+
+  constructor(repository: SecretRepository, cipher: SecretCipher, states?: Pick<UserStateCache, 'token'>) {
     this.#repository = repository;
     this.#cipher = cipher;
+    this.#states = states;
   }
 
   /** Adds a source of literal credentials (HTTP tools', MCP servers') to what every reader redacts. */
@@ -47,30 +52,63 @@ export class SecretService {
     if (!(await this.#repository.delete(userId, name))) throw secretNotFound(name);
   }
 
-  /** What tools receive: the calling user's secrets, decrypted on demand and cached for the reader's lifetime. */
+  /**
+   * What tools receive: the calling user's secrets, decrypted on demand. The rows are read once per reader and user
+   * state (issue 11: a write through this process, or a new `state_version` seen by a request, reads them again), so
+   * a tool that reads a secret per call does not cost a query per call.
+   */
   createReader(userId: string): SecretReader {
-    let allValues: Promise<readonly string[]> | undefined;
+    let rows: { token: object; ciphertexts: Promise<ReadonlyMap<string, string>> } | undefined;
+    let values: { token: object; list: Promise<readonly string[]> } | undefined;
+    const ciphertexts = (token: object): Promise<ReadonlyMap<string, string>> => {
+      if (rows?.token !== token) {
+        const loading = this.#repository
+          .listCiphertexts(userId)
+          .then((list) => new Map(list.map((row) => [row.name, row.ciphertext])));
+        const entry = { token, ciphertexts: loading };
+        rows = entry;
+        loading.catch(() => {
+          if (rows === entry) rows = undefined;
+        });
+      }
+      return rows.ciphertexts;
+    };
     return {
       getSecret: async (name) => {
-        const stored = await this.#repository.getCiphertext(userId, name);
+        const stored =
+          this.#states === undefined
+            ? await this.#repository.getCiphertext(userId, name)
+            : (await ciphertexts(this.#states.token(userId))).get(name);
         return stored === undefined ? undefined : this.#cipher.decrypt(userId, name, stored);
       },
       listSecretValues: () => {
         // Used to redact every tool result: one undecryptable row (a changed key) must not fail every call, so it
         // is skipped here; reading that secret by name still reports the problem.
-        allValues ??= Promise.all([
-          this.#repository.listCiphertexts(userId).then((rows) =>
-            rows.flatMap((row) => {
-              try {
-                return [this.#cipher.decrypt(userId, row.name, row.ciphertext)];
-              } catch {
-                return [];
-              }
-            }),
-          ),
-          ...this.#extraValues.map((source) => source(userId)),
-        ]).then((lists) => lists.flat());
-        return allValues;
+        const token = this.#states?.token(userId) ?? this;
+        if (values?.token !== token) {
+          const stored =
+            this.#states === undefined
+              ? this.#repository
+                  .listCiphertexts(userId)
+                  .then((list) => list.map((row) => [row.name, row.ciphertext] as const))
+              : ciphertexts(token).then((map) => [...map]);
+          values = {
+            token,
+            list: Promise.all([
+              stored.then((entries) =>
+                entries.flatMap(([name, ciphertext]) => {
+                  try {
+                    return [this.#cipher.decrypt(userId, name, ciphertext)];
+                  } catch {
+                    return [];
+                  }
+                }),
+              ),
+              ...this.#extraValues.map((source) => source(userId)),
+            ]).then((lists) => lists.flat()),
+          };
+        }
+        return values.list;
       },
     };
   }

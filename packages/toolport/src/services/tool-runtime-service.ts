@@ -12,6 +12,7 @@ import type {
 } from '../core/tool-types.ts';
 import type { AgentRecord, AgentRepository } from '../persistence/repositories/agent-repository.ts';
 import type { ChatRecord } from '../persistence/repositories/chat-repository.ts';
+import type { UserStateCache } from '../persistence/user-state-cache.ts';
 import {
   toSettingsInput,
   type ToolSettingsRepository,
@@ -50,6 +51,34 @@ export interface ToolRuntimeServiceOptions {
   workspaceTools?: WorkspaceToolAccess;
   /** Issue 16: `remember: 'session'` answers of earlier calls in the chat. */
   isApprovedForSession?: (call: PermissionCall, subjects: readonly string[]) => Promise<boolean>;
+  /** Issue 11: whether a user's rows are unchanged since a runtime was built (`getReusableRuntime`). */
+  userState?: Pick<UserStateCache, 'isCurrent' | 'token'>;
+  /** The MCP pool's listing version of the user (grows when a server's tool list changes). */
+  listingVersion?: (userId: string) => number;
+  /** The operator's code tools as loaded now (RegisteredTool objects stay the same while their files do). */
+  codeTools?: () => Promise<readonly RegistryEntry[]>;
+}
+
+/** How long `getReusableRuntime` keeps a runtime at most (a bound for anything no version covers). */
+export const RUNTIME_REUSE_MAX_AGE_MS = 1_000;
+const MAX_REUSABLE_RUNTIMES = 1_000;
+
+export interface ReusableRuntimeOptions {
+  origin?: WorkspaceToolRequest['origin'];
+  maxAgeMs?: number;
+}
+
+interface ReusableRuntime {
+  runtime: ToolRuntime;
+  token: object;
+  generation: number;
+  listingVersion: number;
+  codeTools: readonly RegistryEntry[];
+  builtAt: number;
+}
+
+function sameEntries(left: readonly RegistryEntry[], right: readonly RegistryEntry[]): boolean {
+  return left.length === right.length && left.every((entry, index) => entry.tool === right[index]!.tool);
 }
 
 export interface EnabledToolRuntimeOptions {
@@ -78,6 +107,7 @@ export interface EnabledToolRuntimeOptions {
 export class ToolRuntimeService {
   readonly #options: ToolRuntimeServiceOptions;
   readonly #generations = new Map<string, number>();
+  readonly #reusable = new Map<string, ReusableRuntime>();
 
   constructor(options: ToolRuntimeServiceOptions) {
     this.#options = options;
@@ -93,6 +123,44 @@ export class ToolRuntimeService {
 
   generation(userId: string): number {
     return this.#generations.get(userId) ?? 0;
+  }
+
+  /**
+   * The user's runtime outside any chat, reused across requests while nothing it was built from changed: the user's
+   * rows (`userState`: a write here, or a new `state_version` read by the request's token lookup — so also a write
+   * through another instance), `invalidate`, the MCP listing version, the code tools, and at most `maxAgeMs`. A user
+   * whose state is not current (no authenticated request since the last write) gets a fresh build. Issue 11 / 10.5:
+   * the execute route and `/mcp` call this once per request.
+   */
+  async getReusableRuntime(user: PolicySubject, options: ReusableRuntimeOptions = {}): Promise<ToolRuntime> {
+    const origin = options.origin ?? 'chat';
+    const build = () => this.getEnabledToolRuntime(user, undefined, undefined, { origin });
+    const states = this.#options.userState;
+    if (states === undefined || !states.isCurrent(user.id)) return build();
+    const key = `${user.id}:${user.isAdmin ? 'admin' : 'user'}:${origin}`;
+    // Everything is read before the build: a change during it leaves the entry stale at once.
+    const token = states.token(user.id);
+    const generation = this.generation(user.id);
+    const listingVersion = this.#options.listingVersion?.(user.id) ?? 0;
+    const codeTools = (await this.#options.codeTools?.()) ?? [];
+    const cached = this.#reusable.get(key);
+    if (
+      cached !== undefined &&
+      cached.token === token &&
+      cached.generation === generation &&
+      cached.listingVersion === listingVersion &&
+      sameEntries(cached.codeTools, codeTools) &&
+      Date.now() - cached.builtAt < (options.maxAgeMs ?? RUNTIME_REUSE_MAX_AGE_MS)
+    ) {
+      return cached.runtime;
+    }
+    const builtAt = Date.now();
+    const runtime = await build();
+    this.#reusable.delete(key);
+    if (this.#reusable.size >= MAX_REUSABLE_RUNTIMES)
+      this.#reusable.delete(this.#reusable.keys().next().value!);
+    this.#reusable.set(key, { runtime, token, generation, listingVersion, codeTools, builtAt });
+    return runtime;
   }
 
   /**

@@ -70,6 +70,21 @@ function toDescriptorView(descriptor: ToolParameterDescriptor): ToolParameterDes
   return allowedValues === undefined ? { ...rest } : { ...rest, allowedValues: [...allowedValues] };
 }
 
+/** Issue 11: the views are built once per tool (a listing describes every tool on every request), frozen. */
+const descriptorViews = new WeakMap<
+  readonly ToolParameterDescriptor[],
+  readonly ToolParameterDescriptorView[]
+>();
+
+function descriptorViewsOf(descriptors: readonly ToolParameterDescriptor[]): ToolParameterDescriptorView[] {
+  let views = descriptorViews.get(descriptors);
+  if (views === undefined) {
+    views = Object.freeze(descriptors.map((descriptor) => Object.freeze(toDescriptorView(descriptor))));
+    descriptorViews.set(descriptors, views);
+  }
+  return views as ToolParameterDescriptorView[];
+}
+
 /** `PUT /api/settings/tools/:toolName`. A parameter set to `null` goes back to its default. */
 export interface ToolSettingsUpdate {
   enabled?: boolean;
@@ -258,7 +273,7 @@ export class ToolSettingsService {
       enabledByDefault: tool.settings.enabledByDefault,
       canDisable: tool.settings.canDisable,
       parameters: effective.parameters,
-      parameterDescriptors: tool.settings.parameterDescriptors.map(toDescriptorView),
+      parameterDescriptors: descriptorViewsOf(tool.settings.parameterDescriptors),
       permission: coerceStoredPermissionRule(saved?.permission) ?? 'allow',
       approvalTimeoutSeconds: saved?.approvalTimeoutSeconds ?? DEFAULT_APPROVAL_TIMEOUT_SECONDS,
       updatedAt: saved?.updatedAt ?? null,

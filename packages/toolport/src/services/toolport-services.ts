@@ -5,6 +5,7 @@ import type { OutboundHttpClient, ShellSandboxOptions, ToolportLogger } from '..
 import { createServerCodeTools, type ServerCodeTools } from '../custom-tools/code-tool-server-source.ts';
 import type { ToolportDatabase } from '../persistence/database.ts';
 import { createRepositories, type Repositories } from '../persistence/repositories.ts';
+import { UserStateCache } from '../persistence/user-state-cache.ts';
 import { DEFAULT_OPERATOR_POLICY, type OperatorPolicy } from '../policy/operator-policy.ts';
 import { SecretCipher } from '../secrets/secret-cipher.ts';
 import { AgentDelegationService } from './agent-delegation-service.ts';
@@ -110,9 +111,12 @@ export interface ToolportServices {
 export function createToolportServices(options: ToolportServicesOptions): ToolportServices {
   const policy = options.policy ?? DEFAULT_OPERATOR_POLICY;
   const cipher = new SecretCipher(options.secretKey);
+  // Issue 11: per-user reads cached under the `state_version` each authenticated request reads with its token.
+  const userState = new UserStateCache();
   const configCredentials = new ConfigCredentials(cipher);
   // HTTP-1/MCP-1: literal credentials in stored configs are sealed at rest; readers get them opened.
   const repositories = createRepositories(options.database, options.logger, {
+    userState,
     mcpServerConfigCodec: {
       seal: (userId, transport, config) =>
         configCredentials.seal(userId, config, mcpCredentialLayout(transport)),
@@ -127,7 +131,7 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
     },
   });
   const imageStore = options.imageStore ?? new DatabaseImageStore(repositories.images);
-  const secrets = new SecretService(repositories.secrets, cipher);
+  const secrets = new SecretService(repositories.secrets, cipher, userState);
   // NET-1's one operator allowlist for every request a model or script causes: the caller's (or the MCP pool's)
   // joined with the policy's `outboundAllow`.
   const outboundAllowlist = mergeOutboundAllowlists(
@@ -226,6 +230,9 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
   const toolRuntime = (toolRuntimeService = new ToolRuntimeService({
     isApprovedForSession: (call, subjects) => approvals.isApprovedForSession(call, subjects),
     catalog,
+    userState,
+    listingVersion: (userId) => mcp.pool.listingVersion(userId),
+    codeTools: () => codeTools.list(),
     toolSettings: repositories.toolSettings,
     agents: repositories.agents,
     secrets,
@@ -253,7 +260,7 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
     database: options.database,
     repositories,
     catalog,
-    tokens: new ApiTokenService(repositories.users, repositories.apiTokens),
+    tokens: new ApiTokenService(repositories.users, repositories.apiTokens, userState),
     toolSettings: new ToolSettingsService({
       repository: repositories.toolSettings,
       catalog,
@@ -261,7 +268,7 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
       policy,
       onChange: (userId) => toolRuntime.invalidate(userId),
       listSettingsOnlyEntries: (userId) =>
-        listUserWorkspaceEntries(workspaceTools, repositories.workspaceTrust, chats, userId),
+        listUserWorkspaceEntries(workspaceTools, repositories.workspaceTrust, chats, userId, userState),
     }),
     toolRuntime,
     secrets,

@@ -5,6 +5,7 @@ import type { WorkspaceTrustRepository } from '../persistence/repositories/works
 import type { ChatService } from './chat-service.ts';
 import { audienceAllows, type OperatorPolicy } from '../policy/operator-policy.ts';
 import type { WorkspaceScriptOrigin } from '../workspace/workspace-script-tool.ts';
+import { UNCACHED_READS, type UserReads } from '../persistence/user-state-cache.ts';
 import type { WorkspaceToolService } from '../workspace/workspace-tool-service.ts';
 
 export interface WorkspaceToolRequest {
@@ -84,14 +85,19 @@ export async function listUserWorkspaceEntries(
   trust: WorkspaceTrustRepository,
   chats: ChatService,
   userId: string,
+  reads: UserReads = UNCACHED_READS,
 ): Promise<RegistryEntry[]> {
-  const directories = new Set<string>();
-  for (const row of await trust.list(userId)) directories.add(row.directory);
-  for (const chat of await chats.list(userId)) {
-    if (chat.workingDirectory !== null && chat.mode === 'agent') directories.add(chat.workingDirectory);
-  }
+  // The directories come from rows (cached per user state); each directory's tools.json is read by `service`.
+  const directories = await reads.read(userId, 'workspace-directories', async () => {
+    const found = new Set<string>();
+    for (const row of await trust.list(userId)) found.add(row.directory);
+    for (const chat of await chats.list(userId)) {
+      if (chat.workingDirectory !== null && chat.mode === 'agent') found.add(chat.workingDirectory);
+    }
+    return [...found].sort();
+  });
   const lists = await Promise.all(
-    [...directories].sort().map((directory) => service.listEntries(directory, { origin: 'api' })),
+    directories.map((directory) => service.listEntries(directory, { origin: 'api' })),
   );
   return lists.flat();
 }

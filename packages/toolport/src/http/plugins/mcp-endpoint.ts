@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { ToolRuntime } from '../../core/tool-runtime.ts';
+import { RUNTIME_REUSE_MAX_AGE_MS } from '../../services/tool-runtime-service.ts';
 import type { ToolportServices } from '../../services/toolport-services.ts';
 import { createMcpHttpHandler, DEFAULT_MCP_ALLOWED_HOSTS } from '../../mcp/mcp-http-handler.ts';
 import { resolveMcpWorkspace, workspaceChat } from './mcp-workspace.ts';
@@ -18,53 +18,13 @@ export interface McpEndpointOptions {
 }
 
 /**
- * How long a cached runtime may serve without a change this process saw. Changes made through this process (tool
- * settings, MCP server rows, MCP listings) drop the entry at once; this bounds how late a change made through
- * another instance on the same database reaches this one's `/mcp`.
+ * How long a reused runtime may serve at most. Changes to the rows it was built from are seen by the next request on
+ * any instance (the token lookup reads the user's `state_version`), MCP listings and code tools by their versions;
+ * the age bounds anything else.
  */
-export const MCP_RUNTIME_MAX_AGE_MS = 1_000;
-const MAX_CACHED_RUNTIMES = 1_000;
+export const MCP_RUNTIME_MAX_AGE_MS = RUNTIME_REUSE_MAX_AGE_MS;
 /** How often an open GET stream compares the versions its caller's tools are built from. */
 const MCP_TOOLS_POLL_MS = 250;
-
-interface CachedRuntime {
-  runtime: ToolRuntime;
-  generation: number;
-  listingVersion: number;
-  builtAt: number;
-}
-
-/**
- * `/mcp` is stateless, so every POST asks for the caller's runtime: keep the last one per user while nothing it was
- * built from changed (the services' generation, the MCP pool's listing version) and it is younger than
- * `MCP_RUNTIME_MAX_AGE_MS`. Any instance still answers any request; it rebuilds when its entry is missing or stale.
- */
-function createRuntimeCache(services: ToolportServices, maxAgeMs: number) {
-  const cache = new Map<string, CachedRuntime>();
-  return async (user: { id: string; isAdmin: boolean }): Promise<ToolRuntime> => {
-    const userId = user.id;
-    // The policy judges by who the user is: a role change (rare) must not serve the other role's tools.
-    const key = `${userId}:${user.isAdmin ? 'admin' : 'user'}`;
-    const generation = services.toolRuntime.generation(userId);
-    const listingVersion = services.mcp.pool.listingVersion(userId);
-    const cached = cache.get(key);
-    if (
-      cached !== undefined &&
-      cached.generation === generation &&
-      cached.listingVersion === listingVersion &&
-      Date.now() - cached.builtAt < maxAgeMs
-    ) {
-      return cached.runtime;
-    }
-    const builtAt = Date.now();
-    const runtime = await services.toolRuntime.getEnabledToolRuntime(user);
-    // Versions read before the build: a change during it makes the entry stale at once.
-    cache.delete(key);
-    if (cache.size >= MAX_CACHED_RUNTIMES) cache.delete(cache.keys().next().value!);
-    cache.set(key, { runtime, generation, listingVersion, builtAt });
-    return runtime;
-  };
-}
 
 /**
  * `/mcp`'s GET streams: what changes a caller's `tools/list`. A workspace's tools.json and scripts are watched once per
@@ -145,7 +105,11 @@ export function mcpAllowedHosts(host: string, extra: readonly string[] = []): st
  */
 export function createMcpEndpointPlugin(options: McpEndpointOptions = {}): ToolportServerPlugin {
   return (app, { services }) => {
-    const runtimeFor = createRuntimeCache(services, options.runtimeMaxAgeMs ?? MCP_RUNTIME_MAX_AGE_MS);
+    // `/mcp` is stateless, so every POST asks for the caller's runtime: reuse it while nothing it was built from
+    // changed. Any instance still answers any request; it rebuilds when its entry is missing or stale.
+    const maxAgeMs = options.runtimeMaxAgeMs ?? MCP_RUNTIME_MAX_AGE_MS;
+    const runtimeFor = (user: { id: string; isAdmin: boolean }) =>
+      services.toolRuntime.getReusableRuntime(user, { maxAgeMs });
     const watchTools = createToolsWatcher(services, MCP_TOOLS_POLL_MS);
     const handler = createMcpHttpHandler({
       authenticate: async (request) => {

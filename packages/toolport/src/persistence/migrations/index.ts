@@ -7,6 +7,7 @@ import * as images from './0006-images.ts';
 import * as agentDelegation from './0007-agent-delegation.ts';
 import * as workspaceTrust from './0008-workspace-trust.ts';
 import * as approvals from './0010-approvals.ts';
+import * as userStateVersion from './0011-user-state-version.ts';
 
 interface EngineMigration {
   up(db: Kysely<unknown>, engine: DatabaseEngine): Promise<void>;
@@ -20,6 +21,7 @@ const MIGRATIONS: Record<string, EngineMigration> = {
   '0007-agent-delegation': agentDelegation,
   '0008-workspace-trust': workspaceTrust,
   '0010-approvals': approvals,
+  '0011-user-state-version': userStateVersion,
 };
 
 /** Static list (no folder scan), so the migrations work the same from `src/` and from the built `dist/`. */

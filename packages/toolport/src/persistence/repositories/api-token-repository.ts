@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import type { CompiledQuery, Kysely } from 'kysely';
 import type { DatabaseSchema } from '../database-schema.ts';
+import { prepareOnce } from '../prepared-query.ts';
 import { currentTimestamp } from './row-values.ts';
 import { toUserRecord, type UserRecord } from './user-repository.ts';
 
@@ -16,14 +17,46 @@ export interface TokenOwner {
   tokenId: string;
   tokenHash: string;
   user: UserRecord;
+  /** `users.state_version` (issue 11): read with the token so per-user caches know whether they are current. */
+  stateVersion: number;
+}
+
+interface OwnerRow {
+  token_id: string;
+  token_hash: string;
+  id: string;
+  name: string;
+  is_admin: number;
+  created_at: string;
+  state_version: number;
 }
 
 /** Stores token hashes only (AUTH-1); hashing and comparison live in http/plugins/auth.ts's helpers. */
 export class ApiTokenRepository {
   readonly #db: Kysely<DatabaseSchema>;
 
+  /** The one query every authenticated request runs (AUTH-1: no token cache, so a revocation is immediate). */
+  readonly #ownerByHash: (parameters: readonly unknown[]) => CompiledQuery<OwnerRow>;
+
   constructor(db: Kysely<DatabaseSchema>) {
     this.#db = db;
+    this.#ownerByHash = prepareOnce(
+      'owner_by_hash',
+      db
+        .selectFrom('api_tokens')
+        .innerJoin('users', 'users.id', 'api_tokens.user_id')
+        .select([
+          'api_tokens.id as token_id',
+          'api_tokens.token_hash',
+          'users.id',
+          'users.name',
+          'users.is_admin',
+          'users.created_at',
+          'users.state_version',
+        ])
+        .where('api_tokens.token_hash', '=', '')
+        .compile(),
+    );
   }
 
   async create(userId: string, tokenHash: string, label: string): Promise<ApiTokenRecord> {
@@ -40,24 +73,13 @@ export class ApiTokenRepository {
   }
 
   async findOwnerByHash(tokenHash: string): Promise<TokenOwner | undefined> {
-    const row = await this.#db
-      .selectFrom('api_tokens')
-      .innerJoin('users', 'users.id', 'api_tokens.user_id')
-      .select([
-        'api_tokens.id as token_id',
-        'api_tokens.token_hash',
-        'users.id',
-        'users.name',
-        'users.is_admin',
-        'users.created_at',
-      ])
-      .where('api_tokens.token_hash', '=', tokenHash)
-      .executeTakeFirst();
+    const [row] = (await this.#db.executeQuery(this.#ownerByHash([tokenHash]))).rows;
     if (row === undefined) return undefined;
     return {
       tokenId: row.token_id,
       tokenHash: row.token_hash,
-      user: toUserRecord({ id: row.id, name: row.name, is_admin: row.is_admin, created_at: row.created_at }),
+      user: toUserRecord(row),
+      stateVersion: Number(row.state_version),
     };
   }
 

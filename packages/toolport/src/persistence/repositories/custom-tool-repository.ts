@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { ToolportError } from '../../core/errors.ts';
 import type { DatabaseSchema, ToolsTable } from '../database-schema.ts';
+import { UNCACHED_READS, type UserReads } from '../user-state-cache.ts';
 import { currentTimestamp, fromFlag, parseJsonObject, toFlag } from './row-values.ts';
 
 /** A per-user custom tool stored as configuration (SPEC §4: HTTP and agent tools): `type` + JSON `config`. */
@@ -32,8 +33,11 @@ function toRecord(row: ToolsTable): CustomToolRecord {
 export class CustomToolRepository {
   readonly #db: Kysely<DatabaseSchema>;
 
-  constructor(db: Kysely<DatabaseSchema>) {
+  readonly #reads: UserReads;
+
+  constructor(db: Kysely<DatabaseSchema>, reads: UserReads = UNCACHED_READS) {
     this.#db = db;
+    this.#reads = reads;
   }
 
   async create(
@@ -64,7 +68,12 @@ export class CustomToolRepository {
     return toRecord(row);
   }
 
+  /** Cached per user state (issue 11); the caller gets its own array. */
   async list(userId: string, type?: string): Promise<CustomToolRecord[]> {
+    return [...(await this.#reads.read(userId, `tools:${type ?? '*'}`, () => this.#list(userId, type)))];
+  }
+
+  async #list(userId: string, type: string | undefined): Promise<CustomToolRecord[]> {
     let query = this.#db.selectFrom('tools').selectAll().where('user_id', '=', userId);
     if (type !== undefined) query = query.where('type', '=', type);
     return (await query.orderBy('name').execute()).map(toRecord);

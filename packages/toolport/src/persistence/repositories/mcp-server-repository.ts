@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { ToolportError } from '../../core/errors.ts';
 import type { DatabaseSchema, McpServersTable } from '../database-schema.ts';
+import { UNCACHED_READS, type UserReads } from '../user-state-cache.ts';
 import { currentTimestamp, fromFlag, parseJsonObject, toFlag } from './row-values.ts';
 
 /** A user's MCP server (SPEC §6). `config` holds the transport's fields (command/args/env names, or url/headers). */
@@ -47,9 +48,16 @@ export class McpServerRepository {
   readonly #db: Kysely<DatabaseSchema>;
   readonly #codec: StoredConfigCodec;
 
-  constructor(db: Kysely<DatabaseSchema>, codec: StoredConfigCodec = IDENTITY_CODEC) {
+  readonly #reads: UserReads;
+
+  constructor(
+    db: Kysely<DatabaseSchema>,
+    codec: StoredConfigCodec = IDENTITY_CODEC,
+    reads: UserReads = UNCACHED_READS,
+  ) {
     this.#db = db;
     this.#codec = codec;
+    this.#reads = reads;
   }
 
   async create(
@@ -84,9 +92,19 @@ export class McpServerRepository {
     return toRecord(row, this.#codec);
   }
 
+  /** Cached per user state (issue 11), configs opened; the caller gets its own array. */
   async list(userId: string, options: { enabledOnly?: boolean } = {}): Promise<McpServerRecord[]> {
+    const enabledOnly = options.enabledOnly === true;
+    return [
+      ...(await this.#reads.read(userId, `mcp_servers:${enabledOnly}`, () =>
+        this.#list(userId, enabledOnly),
+      )),
+    ];
+  }
+
+  async #list(userId: string, enabledOnly: boolean): Promise<McpServerRecord[]> {
     let query = this.#db.selectFrom('mcp_servers').selectAll().where('user_id', '=', userId);
-    if (options.enabledOnly === true) query = query.where('enabled', '=', 1);
+    if (enabledOnly) query = query.where('enabled', '=', 1);
     return (await query.orderBy('name').execute()).map((row) => toRecord(row, this.#codec));
   }
 

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DatabaseSchema } from '../database-schema.ts';
+import { UNCACHED_READS, type UserReads } from '../user-state-cache.ts';
 import { currentTimestamp } from './row-values.ts';
 
 export interface SecretMetadata {
@@ -12,8 +13,11 @@ export interface SecretMetadata {
 export class SecretRepository {
   readonly #db: Kysely<DatabaseSchema>;
 
-  constructor(db: Kysely<DatabaseSchema>) {
+  readonly #reads: UserReads;
+
+  constructor(db: Kysely<DatabaseSchema>, reads: UserReads = UNCACHED_READS) {
     this.#db = db;
+    this.#reads = reads;
   }
 
   async list(userId: string): Promise<SecretMetadata[]> {
@@ -36,7 +40,12 @@ export class SecretRepository {
     return row?.ciphertext;
   }
 
+  /** Cached per user state (issue 11): what a secret reader decrypts from. The caller gets its own array. */
   async listCiphertexts(userId: string): Promise<{ name: string; ciphertext: string }[]> {
+    return [...(await this.#reads.read(userId, 'secrets', () => this.#listCiphertexts(userId)))];
+  }
+
+  #listCiphertexts(userId: string): Promise<{ name: string; ciphertext: string }[]> {
     return this.#db
       .selectFrom('secrets')
       .select(['name', 'ciphertext'])

@@ -1,5 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import type { CompiledQuery, Insertable, Kysely } from 'kysely';
 import { isErrorCode } from '../../core/error-codes.ts';
 import type {
   ToolExecutionQuery,
@@ -9,64 +8,127 @@ import type {
 import { silentLogger } from '../../core/logger.ts';
 import type { ApprovalAudit } from '../../core/tool-approval.ts';
 import type { ToolportLogger } from '../../core/tool-types.ts';
+import { BatchedWriter } from '../batched-writer.ts';
+import { timeOrderedUuid } from '../time-ordered-id.ts';
 import type { DatabaseSchema, ToolExecutionsTable } from '../database-schema.ts';
 
+/** Largest first; a batch is written as chunks of these sizes (each compiled once). */
+const INSERT_CHUNK_SIZES = [64, 16, 4, 1] as const;
+
+/** The one mapping from an execution record to its row (a new audit field is added here, and only here). */
+export function toExecutionRow(entry: ToolExecutionRecord): Insertable<ToolExecutionsTable> {
+  return {
+    id: timeOrderedUuid(entry.startedAt.getTime()),
+    call_id: entry.callId,
+    tool_name: entry.toolName,
+    user_id: entry.userId,
+    chat_id: entry.chatId ?? null,
+    agent_id: entry.agentId ?? null,
+    started_at: entry.startedAt.toISOString(),
+    duration_ms: entry.durationMs,
+    outcome: entry.outcome,
+    result_size: entry.resultSize,
+    parent_call_id: entry.parentCallId ?? null,
+    approval: entry.approval === undefined ? null : JSON.stringify(entry.approval),
+  };
+}
+
+/** The columns `toExecutionRow` fills, in the order of the compiled inserts' placeholders. */
+const EXECUTION_COLUMNS = Object.keys(
+  toExecutionRow({
+    callId: '',
+    toolName: '',
+    userId: '',
+    chatId: undefined,
+    agentId: undefined,
+    startedAt: new Date(0),
+    durationMs: 0,
+    outcome: 'ok',
+    resultSize: 0,
+  }),
+) as Array<keyof Insertable<ToolExecutionsTable>>;
+
 /**
- * CORE-6's audit trail in the database. `record` returns at once (it must not slow the call down); the insert runs in
- * the background and a failure is logged, never thrown. `flush()` waits for pending inserts (shutdown, tests).
+ * CORE-6's audit trail in the database. `record` returns at once (it must not slow the call down): rows are written
+ * in batches by a `BatchedWriter` (issue 11), one multi-row insert per batch, and a failure is logged, never thrown.
+ * `flush()` writes what is queued and waits (shutdown, tests); `query()` flushes first, so this process reads its own
+ * records. A crash loses at most the queued batch (under `DEFAULT_BATCH_DELAY_MS`).
  */
 export class ToolExecutionRepository implements ToolExecutionRecorder {
   readonly #db: Kysely<DatabaseSchema>;
-  readonly #logger: ToolportLogger;
-  readonly #pending = new Set<Promise<void>>();
+  readonly #writer: BatchedWriter<Insertable<ToolExecutionsTable>>;
+  readonly #compiledInserts = new Map<number, CompiledQuery>();
 
   constructor(db: Kysely<DatabaseSchema>, logger: ToolportLogger = silentLogger) {
     this.#db = db;
-    this.#logger = logger;
+    this.#writer = new BatchedWriter({
+      write: (rows) => this.#insert(rows),
+      onError: (rows, error) => {
+        for (const row of rows) {
+          logger.error(
+            {
+              tool: row.tool_name,
+              callId: row.call_id,
+              error: error instanceof Error ? error.message : String(error),
+            },
+            'could not record tool execution',
+          );
+        }
+      },
+    });
+  }
+
+  /**
+   * One multi-row insert per chunk of a batch. Building a 200-row insert with Kysely cost more than SQLite's own work
+   * (~20 µs a row), so each chunk size is compiled once and only its parameters change; the sizes are few, so the
+   * statement cache (SQLite) and the server's plan cache see a handful of texts.
+   */
+  async #insert(rows: readonly Insertable<ToolExecutionsTable>[]): Promise<void> {
+    const statements: CompiledQuery[] = [];
+    let offset = 0;
+    while (offset < rows.length) {
+      const size = INSERT_CHUNK_SIZES.find((candidate) => candidate <= rows.length - offset)!;
+      const chunk = rows.slice(offset, offset + size);
+      offset += size;
+      const compiled = this.#compiledInserts.get(size) ?? this.#compileInsert(size);
+      statements.push({
+        ...compiled,
+        parameters: chunk.flatMap((row) => EXECUTION_COLUMNS.map((column) => row[column] ?? null)),
+      });
+    }
+    if (statements.length === 1) {
+      await this.#db.executeQuery(statements[0]!);
+      return;
+    }
+    // One transaction: one commit (one WAL append on SQLite) per batch, not per chunk.
+    await this.#db.transaction().execute(async (transaction) => {
+      for (const statement of statements) await transaction.executeQuery(statement);
+    });
+  }
+
+  #compileInsert(size: number): CompiledQuery {
+    const placeholder = Object.fromEntries(
+      EXECUTION_COLUMNS.map((column) => [column, null]),
+    ) as unknown as Insertable<ToolExecutionsTable>;
+    const compiled = this.#db
+      .insertInto('tool_executions')
+      .values(Array.from({ length: size }, () => placeholder))
+      .compile();
+    this.#compiledInserts.set(size, compiled);
+    return compiled;
   }
 
   record(entry: ToolExecutionRecord): void {
-    const insert = this.insert(entry)
-      .catch((error: unknown) => {
-        this.#logger.error(
-          {
-            tool: entry.toolName,
-            callId: entry.callId,
-            error: error instanceof Error ? error.message : String(error),
-          },
-          'could not record tool execution',
-        );
-      })
-      .finally(() => this.#pending.delete(insert));
-    this.#pending.add(insert);
+    this.#writer.add(toExecutionRow(entry));
   }
 
-  async insert(entry: ToolExecutionRecord): Promise<void> {
-    await this.#db
-      .insertInto('tool_executions')
-      .values({
-        id: randomUUID(),
-        call_id: entry.callId,
-        tool_name: entry.toolName,
-        user_id: entry.userId,
-        chat_id: entry.chatId ?? null,
-        agent_id: entry.agentId ?? null,
-        started_at: entry.startedAt.toISOString(),
-        duration_ms: entry.durationMs,
-        outcome: entry.outcome,
-        result_size: entry.resultSize,
-        parent_call_id: entry.parentCallId ?? null,
-        approval: entry.approval === undefined ? null : JSON.stringify(entry.approval),
-      })
-      .execute();
-  }
-
-  async flush(): Promise<void> {
-    while (this.#pending.size > 0) await Promise.all([...this.#pending]);
+  flush(): Promise<void> {
+    return this.#writer.flush();
   }
 
   /** Newest first. */
   async query(filter: ToolExecutionQuery = {}): Promise<ToolExecutionRecord[]> {
+    await this.flush();
     let query = this.#db.selectFrom('tool_executions').selectAll();
     if (filter.userId !== undefined) query = query.where('user_id', '=', filter.userId);
     if (filter.toolName !== undefined) query = query.where('tool_name', '=', filter.toolName);

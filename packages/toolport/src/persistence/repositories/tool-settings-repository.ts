@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { ToolSettingsInput } from '../../core/tool-types.ts';
 import type { DatabaseEngine } from '../database-engine.ts';
 import type { DatabaseSchema, UserToolSettingsTable } from '../database-schema.ts';
+import { UNCACHED_READS, type UserReads } from '../user-state-cache.ts';
 import { currentTimestamp, fromFlag, parseJsonColumn, parseJsonObject, toFlag } from './row-values.ts';
 
 /** A saved row as the settings policy reads it: unchecked values (CORE-3 coerces them at merge time). */
@@ -45,13 +46,20 @@ export function toSettingsInput(stored: StoredToolSettings): ToolSettingsInput {
 export class ToolSettingsRepository {
   readonly #db: Kysely<DatabaseSchema>;
   readonly #engine: DatabaseEngine;
+  readonly #reads: UserReads;
 
-  constructor(db: Kysely<DatabaseSchema>, engine: DatabaseEngine) {
+  constructor(db: Kysely<DatabaseSchema>, engine: DatabaseEngine, reads: UserReads = UNCACHED_READS) {
     this.#db = db;
     this.#engine = engine;
+    this.#reads = reads;
   }
 
+  /** Cached per user state (issue 11); the caller gets its own Map. */
   async listForUser(userId: string): Promise<Map<string, StoredToolSettings>> {
+    return new Map(await this.#reads.read(userId, 'user_tool_settings', () => this.#listForUser(userId)));
+  }
+
+  async #listForUser(userId: string): Promise<Map<string, StoredToolSettings>> {
     const rows = await this.#db
       .selectFrom('user_tool_settings')
       .selectAll()

@@ -11,7 +11,7 @@ export interface UserRecord {
   createdAt: string;
 }
 
-export function toUserRecord(row: UsersTable): UserRecord {
+export function toUserRecord(row: Pick<UsersTable, 'id' | 'name' | 'is_admin' | 'created_at'>): UserRecord {
   return { id: row.id, name: row.name, isAdmin: fromFlag(row.is_admin), createdAt: row.created_at };
 }
 

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DatabaseSchema } from '../database-schema.ts';
+import { UNCACHED_READS, type UserReads } from '../user-state-cache.ts';
 import { currentTimestamp } from './row-values.ts';
 
 export interface WorkspaceTrustRecord {
@@ -14,11 +15,19 @@ export interface WorkspaceTrustRecord {
 export class WorkspaceTrustRepository {
   readonly #db: Kysely<DatabaseSchema>;
 
-  constructor(db: Kysely<DatabaseSchema>) {
+  readonly #reads: UserReads;
+
+  constructor(db: Kysely<DatabaseSchema>, reads: UserReads = UNCACHED_READS) {
     this.#db = db;
+    this.#reads = reads;
   }
 
+  /** Cached per user state (issue 11); the caller gets its own array. */
   async list(userId: string): Promise<WorkspaceTrustRecord[]> {
+    return [...(await this.#reads.read(userId, 'workspace_trust', () => this.#list(userId)))];
+  }
+
+  async #list(userId: string): Promise<WorkspaceTrustRecord[]> {
     const rows = await this.#db
       .selectFrom('workspace_trust')
       .selectAll()
