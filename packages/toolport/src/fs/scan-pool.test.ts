@@ -43,7 +43,7 @@ const catastrophicJob = (root: string): GrepJobTemplate => ({
   refuseHardLinks: false,
   regexSource: '^(a+)+$',
   regexFlags: '',
-  requiredLiteral: undefined,
+  requiredLiterals: undefined,
   fileGlob: undefined,
   includeDotfiles: false,
   keepDotEntries: false,

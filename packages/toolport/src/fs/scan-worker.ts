@@ -12,6 +12,7 @@ import picomatch from 'picomatch';
 import { looksBinary } from './binary-detection.ts';
 import { GitignoreRules } from './gitignore-rules.ts';
 import { compileNameMatcher } from './glob-name-matcher.ts';
+import { compileLiteralPrefilter } from './literal-search.ts';
 import { SharedDirectoryQueue } from './shared-directory-queue.ts';
 import {
   SHARED_RESULT_COUNT,
@@ -232,7 +233,8 @@ function runGrep(job: GrepJob, scanner: Scanner): void {
       ? undefined
       : picomatch(job.fileGlob, { dot: job.includeDotfiles, basename: !job.fileGlob.includes('/') });
   const limit = job.maxFileSizeBytes + 1;
-  const literal = job.requiredLiteral === undefined ? undefined : Buffer.from(job.requiredLiteral, 'utf8');
+  const prefilter =
+    job.requiredLiterals === undefined ? undefined : compileLiteralPrefilter(job.requiredLiterals);
   const stats = scanner.stats;
 
   const searchFile = (absolutePath: string, relativePath: string): void => {
@@ -278,7 +280,7 @@ function runGrep(job: GrepJob, scanner: Scanner): void {
       return;
     }
     stats.filesScanned += 1;
-    if (literal !== undefined && buffer.subarray(0, length).indexOf(literal) === -1) return;
+    if (prefilter !== undefined && !prefilter(buffer.subarray(0, length))) return;
     const text = buffer.toString('utf8', 0, length);
     if (!wholeFile.test(text)) return;
     let matchesInFile = 0;
