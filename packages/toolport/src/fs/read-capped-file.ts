@@ -3,8 +3,10 @@ import { constants, type Stats } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { ToolArgumentError, ToolportError } from '../core/errors.ts';
 import { BINARY_DETECTION_WINDOW_BYTES, looksBinary } from './binary-detection.ts';
-import { HASH_READ_CHUNK_BYTES } from './hash-file.ts';
 import { verifyOpenedPath, type PathPolicy } from './resolve-and-validate-path.ts';
+
+/** First buffer for a file whose fstat says 0 bytes (empty, or a /proc file that does not know its size). */
+const EMPTY_STAT_GUESS_BYTES = 8 * 1024;
 
 export interface CappedFileContent {
   bytes: Buffer;
@@ -51,7 +53,7 @@ function refuseNonRegular(stats: Stats, displayPath: string): never {
 }
 
 /**
- * SPEC FS-1: reads a regular file through one descriptor, hashing as it goes, and refuses once the descriptor
+ * SPEC FS-1: reads a regular file through one descriptor into one buffer, and refuses once the descriptor
  * delivers more than `capBytes` — whatever `stat` claimed (a /proc file declares 0 bytes; a log may grow while read).
  * FIFOs and devices are refused before they are opened, and the open uses O_NONBLOCK | O_NOFOLLOW so a FIFO or a
  * symlink swapped in after the check can neither block the call nor redirect it.
@@ -67,20 +69,28 @@ export async function readCappedFile(
     const opened = await handle.stat();
     if (!opened.isFile()) refuseNonRegular(opened, options.displayPath);
     const openedPath = await verifyOpenedPath(handle, realPath, options.policy);
-    const hash = createHash('sha256');
-    const chunks: Buffer[] = [];
+    // One buffer sized from the fstat, plus the byte that proves growth (or a cap overrun). A short read of a regular
+    // file that delivered every byte fstat announced is its end; a file with no size (a /proc file) or one that
+    // shrank is read until a read returns nothing, and a file that grew gets a larger buffer.
+    const announced = opened.size;
+    let buffer = Buffer.allocUnsafe(
+      Math.min(options.capBytes, announced > 0 ? announced : EMPTY_STAT_GUESS_BYTES) + 1,
+    );
     let total = 0;
     for (;;) {
       options.signal?.throwIfAborted();
-      // Never ask for more than one byte past the cap: that byte is the proof the file is over it.
-      const want = Math.min(HASH_READ_CHUNK_BYTES, options.capBytes + 1 - total);
-      const chunk = Buffer.allocUnsafe(want);
-      const { bytesRead } = await handle.read(chunk, 0, want, total);
+      if (total === buffer.length) {
+        const grown = Buffer.allocUnsafe(Math.min(buffer.length * 2, options.capBytes + 1));
+        buffer.copy(grown, 0, 0, total);
+        buffer = grown;
+      }
+      const want = buffer.length - total;
+      const { bytesRead } = await handle.read(buffer, total, want, total);
       if (bytesRead === 0) break;
       if (
         options.binaryRefusal !== undefined &&
         total < BINARY_DETECTION_WINDOW_BYTES &&
-        looksBinary(chunk, Math.min(bytesRead, BINARY_DETECTION_WINDOW_BYTES - total))
+        looksBinary(buffer.subarray(total), Math.min(bytesRead, BINARY_DETECTION_WINDOW_BYTES - total))
       ) {
         throw new ToolArgumentError(
           'view',
@@ -98,13 +108,12 @@ export async function readCappedFile(
           { details: { reason: 'too_large', capBytes: options.capBytes } },
         );
       }
-      const delivered = chunk.subarray(0, bytesRead);
-      hash.update(delivered);
-      chunks.push(delivered);
+      if (bytesRead < want && announced > 0 && total >= announced) break;
     }
+    const bytes = buffer.subarray(0, total);
     return {
-      bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total),
-      sha256: hash.digest('hex'),
+      bytes,
+      sha256: createHash('sha256').update(bytes).digest('hex'),
       size: total,
       realPath: openedPath,
       mode: opened.mode,
