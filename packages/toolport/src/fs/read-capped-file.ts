@@ -81,7 +81,7 @@ export async function readCappedFile(
     );
     // A small file is read synchronously in one call; a large one in chunks on the thread pool, each chunk hashed
     // while the next is read.
-    const readChunk = readSyncAt;
+    const readChunk = announced < SYNC_READ_MAX_BYTES ? readSyncAt : readAsyncAt;
     const hash = createHash('sha256');
     let hashed = 0;
     let total = 0;
