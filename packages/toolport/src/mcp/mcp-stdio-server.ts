@@ -1,5 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
+import { createCoalescedLineWriter } from './coalesced-line-writer.ts';
 import { toCallToolResult, toMcpTool, unknownToolMessage } from './mcp-tool-projection.ts';
 
 /*
@@ -61,8 +62,9 @@ export function serveMcpOverStdio(options: ServeMcpStdioOptions): McpStdioServer
   let buffered = '';
   let open = true;
 
+  const writer = createCoalescedLineWriter(output);
   const send = (message: JsonObject): void => {
-    if (open) output.write(`${JSON.stringify(message)}\n`);
+    if (open) writer.write(`${JSON.stringify(message)}\n`);
   };
   const reply = (id: RequestId, result: unknown): void => send({ jsonrpc: '2.0', id, result });
   const fail = (id: RequestId | null, error: JsonRpcError): void => send({ jsonrpc: '2.0', id, error });
@@ -186,6 +188,7 @@ export function serveMcpOverStdio(options: ServeMcpStdioOptions): McpStdioServer
   });
   const close = (): void => {
     if (!open) return;
+    writer.flush();
     open = false;
     input.off('data', onData);
     for (const controller of inFlight.values()) controller.abort(new Error('The MCP session ended.'));
