@@ -22,7 +22,7 @@ let ajv: AjvInstance | undefined;
 /** Ajv loads on the first schema that needs compiling: a one-shot CLI call of a built-in never does (issue 11). */
 function compiler(): AjvInstance {
   if (ajv === undefined) {
-    const { Ajv } = require('ajv') as typeof import('ajv');
+    const { Ajv } = require('ajv') as { Ajv: typeof AjvInstance };
     ajv = new Ajv(AJV_OPTIONS);
   }
   return ajv;
