@@ -144,7 +144,7 @@ function report(label: string, ours: number, theirs: number, theirName: string, 
   const ratio = ours / theirs;
   const verdict = ratio <= goal ? 'meets' : 'MISSES';
   process.stdout.write(
-    `${label.padEnd(34)} toolport ${seconds(ours).padStart(9)} | ${theirName} ${seconds(theirs).padStart(9)} | ` +
+    `${label.padEnd(40)} toolport ${seconds(ours).padStart(9)} | ${theirName} ${seconds(theirs).padStart(9)} | ` +
       `ratio ${ratio.toFixed(2)} (goal ≤ ${goal.toFixed(1)}: ${verdict})\n`,
   );
 }
