@@ -13,6 +13,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { loadLine, median } from './support/bench-stats.ts';
 
 const BIN = fileURLToPath(new URL('../bin/toolport.js', import.meta.url));
 const EVERYTHING = fileURLToPath(
@@ -227,4 +228,39 @@ const ratio = measured.get('toolport /mcp')!.callsPerSecond / measured.get('tool
 const ofFloor = measured.get('toolport /mcp')!.callsPerSecond / measured.get('HTTP floor')!.callsPerSecond;
 process.stdout.write(
   `/mcp ÷ stdio calls/s: ${ratio.toFixed(2)} (goal ≥ 0.50); /mcp ÷ HTTP floor: ${ofFloor.toFixed(2)}\n`,
+);
+// Issue 11 item 5: 8 calls in flight, toolport's get_current_datetime against server-everything's echo, rounds
+// interleaved so the machine's load hits both alike. BENCH_MCP_ROUNDS, BENCH_MCP_CONCURRENT_CALLS tune it.
+const ROUNDS = Number(process.env.BENCH_MCP_ROUNDS ?? 10);
+const CONCURRENT_CALLS = Number(process.env.BENCH_MCP_CONCURRENT_CALLS ?? 2_000);
+const IN_FLIGHT = 8;
+const concurrent = [subjects[0]!, subjects[2]!].map((subject) => ({ subject, rates: [] as number[] }));
+const connected = await Promise.all(concurrent.map(async ({ subject }) => (await connect(subject)).client));
+async function concurrentRound(index: number, record: boolean): Promise<void> {
+  const { subject, rates } = concurrent[index]!;
+  const client = connected[index]!;
+  let remaining = CONCURRENT_CALLS;
+  const began = performance.now();
+  await Promise.all(
+    Array.from({ length: IN_FLIGHT }, async () => {
+      while (remaining > 0) {
+        remaining -= 1;
+        await client.callTool({ name: subject.tool, arguments: subject.arguments });
+      }
+    }),
+  );
+  if (record) rates.push((CONCURRENT_CALLS / (performance.now() - began)) * 1000);
+}
+await concurrentRound(0, false);
+await concurrentRound(1, false);
+for (let round = 0; round < ROUNDS; round += 1) {
+  for (const index of round % 2 === 0 ? [0, 1] : [1, 0]) await concurrentRound(index, true);
+}
+for (const client of connected) await client.close();
+const [oursRate, theirsRate] = concurrent.map(({ rates }) => median(rates));
+process.stdout.write(
+  `${loadLine()}\n${IN_FLIGHT} in flight (${ROUNDS} interleaved rounds of ${CONCURRENT_CALLS} calls, median): ` +
+    `toolport mcp get_current_datetime ${Math.round(oursRate!).toLocaleString('en-US')} calls/s | ` +
+    `server-everything echo ${Math.round(theirsRate!).toLocaleString('en-US')} calls/s | ` +
+    `ratio ${(oursRate! / theirsRate!).toFixed(2)} (goal ≥ 1.0: ${oursRate! >= theirsRate! ? 'meets' : 'MISSES'})\n`,
 );

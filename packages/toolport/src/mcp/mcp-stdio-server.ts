@@ -10,6 +10,7 @@ import {
   type JsonRpcId as RequestId,
   type JsonRpcResponse,
 } from './mcp-tools-dispatcher.ts';
+import { createCoalescedLineWriter } from './coalesced-line-writer.ts';
 
 /*
  * `toolport mcp`'s stdio server (MCP-2): newline-delimited JSON-RPC around the shared tools dispatcher
@@ -62,8 +63,9 @@ export function serveMcpOverStdio(options: ServeMcpStdioOptions): McpStdioServer
   let buffered = '';
   let open = true;
 
+  const writer = createCoalescedLineWriter(output);
   const send = (message: JsonObject | JsonRpcResponse): void => {
-    if (open) output.write(`${JSON.stringify(message)}\n`);
+    if (open) writer.write(`${JSON.stringify(message)}\n`);
   };
   const fail = (id: RequestId | null, error: JsonRpcError): void => send({ jsonrpc: '2.0', id, error });
 
@@ -134,6 +136,7 @@ export function serveMcpOverStdio(options: ServeMcpStdioOptions): McpStdioServer
   });
   const close = (): void => {
     if (!open) return;
+    writer.flush();
     open = false;
     input.off('data', onData);
     for (const controller of inFlight.values()) controller.abort(new Error('The MCP session ended.'));

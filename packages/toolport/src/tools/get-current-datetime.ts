@@ -47,9 +47,25 @@ function cachedFormatter(
   return formatter;
 }
 
+/**
+ * Canonical zone and locale per input, memoized: `resolvedOptions()` and `Intl.getCanonicalLocales` allocate on every
+ * call and were a third of the tool's time. Only valid inputs are kept (bounded like the formatters).
+ */
+const canonicalZones = new Map<string, string>();
+const canonicalLocales = new Map<string, string>();
+
+function remember(cache: Map<string, string>, input: string, canonical: string): string {
+  if (cache.size >= MAX_CACHED_FORMATTERS) cache.clear();
+  cache.set(input, canonical);
+  return canonical;
+}
+
 function checkTimezone(timezone: string): string {
+  const known = canonicalZones.get(timezone);
+  if (known !== undefined) return known;
   try {
-    return cachedFormatter('zone', 'en-US', { timeZone: timezone }).resolvedOptions().timeZone;
+    const canonical = cachedFormatter('zone', 'en-US', { timeZone: timezone }).resolvedOptions().timeZone;
+    return remember(canonicalZones, timezone, canonical);
   } catch {
     throw new ToolArgumentError(
       'timezone',
@@ -61,10 +77,12 @@ function checkTimezone(timezone: string): string {
 }
 
 function checkLocale(locale: string): string {
+  const known = canonicalLocales.get(locale);
+  if (known !== undefined) return known;
   try {
     const [canonical] = Intl.getCanonicalLocales(locale);
     if (canonical === undefined) throw new RangeError('empty');
-    return canonical;
+    return remember(canonicalLocales, locale, canonical);
   } catch {
     throw new ToolArgumentError(
       'locale',
@@ -139,21 +157,43 @@ function formatLocalIso(instant: Date, timezone: string, offset: string): string
   return `${part('year')}-${part('month')}-${part('day')}T${part('hour')}:${part('minute')}:${part('second')}${offset}`;
 }
 
+/**
+ * The formatted fields name whole seconds only (no fractional-second option), so within one second of the clock they
+ * are the same for a zone and locale: under load, calls in the same second reuse them instead of formatting again.
+ */
+let formattedSecond = Number.NaN;
+const formattedThisSecond = new Map<string, Pick<CurrentDatetimeResult, 'local' | 'localized' | 'offset'>>();
+
 export function describeInstant(instant: Date, timezone: string, locale: string): CurrentDatetimeResult {
   const zone = checkTimezone(timezone);
   const language = checkLocale(locale);
-  const offset = formatUtcOffset(instant, zone);
+  const second = Math.floor(instant.getTime() / 1000);
+  if (second !== formattedSecond) {
+    formattedSecond = second;
+    formattedThisSecond.clear();
+  }
+  const key = `${zone}\u0000${language}`;
+  let formatted = formattedThisSecond.get(key);
+  if (formatted === undefined) {
+    const offset = formatUtcOffset(instant, zone);
+    formatted = {
+      local: formatLocalIso(instant, zone, offset),
+      localized: cachedFormatter('localized', language, {
+        timeZone: zone,
+        dateStyle: 'full',
+        timeStyle: 'long',
+      }).format(instant),
+      offset,
+    };
+    if (formattedThisSecond.size < MAX_CACHED_FORMATTERS) formattedThisSecond.set(key, formatted);
+  }
   return {
     utc: instant.toISOString(),
-    local: formatLocalIso(instant, zone, offset),
-    localized: cachedFormatter('localized', language, {
-      timeZone: zone,
-      dateStyle: 'full',
-      timeStyle: 'long',
-    }).format(instant),
+    local: formatted.local,
+    localized: formatted.localized,
     timezone: zone,
     locale: language,
-    offset,
+    offset: formatted.offset,
   };
 }
 

@@ -7,6 +7,7 @@ import {
 import {
   defineTool,
   type EffectiveToolSettings,
+  type JsonSchema,
   type RegisteredTool,
   type ToolParameterDescriptor,
   type ToolServices,
@@ -95,6 +96,19 @@ function allowlistFrom(settings: EffectiveToolSettings): string[] {
   return Array.isArray(value) ? value.filter((entry): entry is string => typeof entry === 'string') : [];
 }
 
+/** Every shell's argument schema (one per tool object; also listed for the build-time validators). */
+export function shellToolParameters(): JsonSchema {
+  return {
+    type: 'object',
+    properties: {
+      command: { type: 'string', minLength: 1, description: COMMAND_ARGUMENT_DESCRIPTION },
+      cwd: { type: 'string', description: CWD_ARGUMENT_DESCRIPTION },
+    },
+    required: ['command'],
+    additionalProperties: false,
+  };
+}
+
 /**
  * SPEC FS-6: the one implementation behind bash, zsh and powershell; they differ only by interpreter.
  *
@@ -120,15 +134,7 @@ export function buildShellTool(spec: ShellToolSpec): RegisteredTool {
     definition: {
       name: spec.name,
       description: spec.description,
-      parameters: {
-        type: 'object',
-        properties: {
-          command: { type: 'string', minLength: 1, description: COMMAND_ARGUMENT_DESCRIPTION },
-          cwd: { type: 'string', description: CWD_ARGUMENT_DESCRIPTION },
-        },
-        required: ['command'],
-        additionalProperties: false,
-      },
+      parameters: shellToolParameters(),
     },
     settings: {
       title: spec.title,
