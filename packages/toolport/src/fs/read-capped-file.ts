@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, constants, fstatSync, openSync, read, readSync, statSync, type Stats } from 'node:fs';
 import { ToolArgumentError, ToolportError } from '../core/errors.ts';
 import { BINARY_DETECTION_WINDOW_BYTES, looksBinary } from './binary-detection.ts';
+import { countLineFeeds } from './count-line-feeds.ts';
 import { HASH_READ_CHUNK_BYTES } from './hash-file.ts';
 import { verifyOpenedDescriptor, type PathPolicy } from './resolve-and-validate-path.ts';
 
@@ -9,6 +10,8 @@ import { verifyOpenedDescriptor, type PathPolicy } from './resolve-and-validate-
 const EMPTY_STAT_GUESS_BYTES = 8 * 1024;
 /** Files below this are read with one synchronous call (a page-cache copy of at most a few hundred µs). */
 const SYNC_READ_MAX_BYTES = 1024 * 1024;
+/** How long the spare large buffer of `useCappedFile` outlives its last use before the GC may take it. */
+const SPARE_BUFFER_IDLE_MS = 10_000;
 
 export interface CappedFileContent {
   bytes: Buffer;
@@ -18,6 +21,8 @@ export interface CappedFileContent {
   /** The descriptor's real path (from /proc on Linux). */
   realPath: string;
   mode: number;
+  /** 0x0A bytes in `bytes`, when `countLineFeeds` was asked for (counted chunk by chunk, while the next is read). */
+  lineFeeds?: number;
 }
 
 export interface ReadCappedFileOptions {
@@ -31,6 +36,7 @@ export interface ReadCappedFileOptions {
   /** The path as the model sent it, for messages. */
   displayPath: string;
   signal?: AbortSignal;
+  countLineFeeds?: boolean;
 }
 
 export function describeFileType(stats: Stats): string {
@@ -64,6 +70,55 @@ export async function readCappedFile(
   realPath: string,
   options: ReadCappedFileOptions,
 ): Promise<CappedFileContent> {
+  return readCappedFileInto(realPath, options, (size) => Buffer.allocUnsafe(size));
+}
+
+/*
+ * A 10 MiB read into a fresh buffer costs more than its hash: page faults while the kernel fills new pages, then a
+ * full GC every few calls for the external memory (issue 11 item 3). `useCappedFile` reads a large file into one
+ * spare buffer kept between calls (dropped after SPARE_BUFFER_IDLE_MS idle); two reads at once each get their own.
+ */
+let spareBuffer: Buffer | undefined;
+let spareBufferExpiry: NodeJS.Timeout | undefined;
+
+function keepSpareBuffer(buffer: Buffer): void {
+  if (spareBuffer !== undefined && spareBuffer.length >= buffer.length) return;
+  spareBuffer = buffer;
+  if (spareBufferExpiry === undefined) {
+    spareBufferExpiry = setTimeout(() => (spareBuffer = undefined), SPARE_BUFFER_IDLE_MS);
+    spareBufferExpiry.unref();
+  } else spareBufferExpiry.refresh();
+}
+
+/**
+ * readCappedFile for a caller that needs the bytes only inside `use` (synchronous): a large file's buffer is reused
+ * by the next call, so `use` must copy out (decode, encode) whatever it returns and keep no reference to `bytes`.
+ */
+export async function useCappedFile<T>(
+  realPath: string,
+  options: ReadCappedFileOptions,
+  use: (file: CappedFileContent) => T,
+): Promise<T> {
+  let borrowed: Buffer | undefined;
+  const file = await readCappedFileInto(realPath, options, (size) => {
+    if (size < SYNC_READ_MAX_BYTES) return Buffer.allocUnsafe(size);
+    borrowed =
+      spareBuffer !== undefined && spareBuffer.length >= size ? spareBuffer : Buffer.allocUnsafeSlow(size);
+    if (borrowed === spareBuffer) spareBuffer = undefined;
+    return borrowed.subarray(0, size);
+  });
+  try {
+    return use(file);
+  } finally {
+    if (borrowed !== undefined) keepSpareBuffer(borrowed);
+  }
+}
+
+async function readCappedFileInto(
+  realPath: string,
+  options: ReadCappedFileOptions,
+  allocate: (size: number) => Buffer,
+): Promise<CappedFileContent> {
   // Metadata calls are synchronous: microseconds each, against 20-50 µs per async thread-pool round trip.
   const before = statSync(realPath);
   if (!before.isFile()) refuseNonRegular(before, options.displayPath);
@@ -76,15 +131,20 @@ export async function readCappedFile(
     // file that delivered every byte fstat announced is its end; a file with no size (a /proc file) or one that
     // shrank is read until a read returns nothing, and a file that grew gets a larger buffer.
     const announced = opened.size;
-    let buffer = Buffer.allocUnsafe(
-      Math.min(options.capBytes, announced > 0 ? announced : EMPTY_STAT_GUESS_BYTES) + 1,
-    );
+    let buffer = allocate(Math.min(options.capBytes, announced > 0 ? announced : EMPTY_STAT_GUESS_BYTES) + 1);
     // A small file is read synchronously in one call; a large one in chunks on the thread pool, each chunk hashed
-    // while the next is read.
+    // (and its line feeds counted, while it is in the cache) while the next is read.
     const readChunk = announced < SYNC_READ_MAX_BYTES ? readSyncAt : readAsyncAt;
     const hash = createHash('sha256');
     let hashed = 0;
     let total = 0;
+    let lineFeeds = 0;
+    const digest = (end: number): void => {
+      const chunk = buffer.subarray(hashed, end);
+      hash.update(chunk);
+      if (options.countLineFeeds === true) lineFeeds += countLineFeeds(chunk);
+      hashed = end;
+    };
     for (;;) {
       options.signal?.throwIfAborted();
       if (total === buffer.length) {
@@ -94,10 +154,7 @@ export async function readCappedFile(
       }
       const want = Math.min(buffer.length - total, HASH_READ_CHUNK_BYTES);
       const reading = readChunk(descriptor, buffer, total, want);
-      if (total > hashed) {
-        hash.update(buffer.subarray(hashed, total));
-        hashed = total;
-      }
+      if (total > hashed) digest(total);
       const bytesRead = await reading;
       if (bytesRead === 0) break;
       if (
@@ -123,13 +180,14 @@ export async function readCappedFile(
       }
       if (bytesRead < want && announced > 0 && total >= announced) break;
     }
-    hash.update(buffer.subarray(hashed, total));
+    digest(total);
     return {
       bytes: buffer.subarray(0, total),
       sha256: hash.digest('hex'),
       size: total,
       realPath: openedPath,
       mode: opened.mode,
+      ...(options.countLineFeeds === true ? { lineFeeds } : {}),
     };
   } finally {
     closeSync(descriptor);

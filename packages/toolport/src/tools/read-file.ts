@@ -6,7 +6,8 @@ import {
   PATH_POLICY_DEFAULTS,
   PATH_POLICY_DESCRIPTORS,
 } from '../fs/fs-tool-settings.ts';
-import { readCappedFile } from '../fs/read-capped-file.ts';
+import { countLineFeeds } from '../fs/count-line-feeds.ts';
+import { useCappedFile } from '../fs/read-capped-file.ts';
 
 /** The text the model reads. */
 export const READ_FILE_DESCRIPTION =
@@ -53,37 +54,10 @@ const LINE_FEED = 0x0a;
 const indexOfByte = Uint8Array.prototype.indexOf;
 const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
-/**
- * Lines of `bytes` (a final newline does not start another line). Counted on the bytes: a 0x0A byte decodes to '\n'
- * and nothing else does (UTF-8 never uses it inside a sequence, and the decoder ends a broken sequence before it).
- */
-function countLines(bytes: Uint8Array): number {
+/** Lines of a file whose bytes hold `lineFeeds` 0x0A bytes (a final newline does not start another line). */
+function countLines(bytes: Uint8Array, lineFeeds: number): number {
   if (bytes.length === 0) return 0;
-  const count = countLineFeeds(bytes);
-  return bytes[bytes.length - 1] === LINE_FEED ? count : count + 1;
-}
-
-/** Four bytes per step (SWAR on an Int32Array view; Int32, not Uint32, so V8 keeps every value a small integer). */
-function countLineFeeds(bytes: Uint8Array): number {
-  let count = 0;
-  let index = 0;
-  const alignedStart = Math.min(bytes.length, (4 - (bytes.byteOffset % 4)) % 4);
-  for (; index < alignedStart; index += 1) if (bytes[index] === LINE_FEED) count += 1;
-  const words = new Int32Array(bytes.buffer, bytes.byteOffset + index, (bytes.length - index) >> 2);
-  for (let word = 0; word < words.length;) {
-    // Each byte lane counts its line feeds; 255 words at most, so no lane overflows into the next.
-    const end = Math.min(words.length, word + 255);
-    let lanes = 0;
-    for (; word < end; word += 1) {
-      const x = words[word]! ^ 0x0a0a0a0a;
-      // A lane's high bit is set exactly when its byte of x is zero, i.e. the byte was a line feed.
-      lanes = (lanes + ((~(((x & 0x7f7f7f7f) + 0x7f7f7f7f) | x) >>> 7) & 0x01010101)) | 0;
-    }
-    count += (lanes & 0xff) + ((lanes >>> 8) & 0xff) + ((lanes >>> 16) & 0xff) + (lanes >>> 24);
-  }
-  for (index += words.length * 4; index < bytes.length; index += 1)
-    if (bytes[index] === LINE_FEED) count += 1;
-  return count;
+  return bytes[bytes.length - 1] === LINE_FEED ? lineFeeds : lineFeeds + 1;
 }
 
 /** Byte offset just past the `lines`-th line feed from `from`; `bytes.length` when there are fewer. */
@@ -105,14 +79,17 @@ function numberLine(lineNumber: number, line: string): string {
 /**
  * The numbered window of a file's bytes. A 10 MiB file is never decoded whole: lines are counted on the bytes and
  * only the window's lines are decoded (decoding stops and restarts cleanly at a line feed, so the window reads
- * exactly as it would in the whole decoded text).
+ * exactly as it would in the whole decoded text). Lines are counted on the bytes — a 0x0A byte decodes to '\n' and
+ * nothing else does (UTF-8 never uses it inside a sequence, and the decoder ends a broken sequence before it) — by
+ * the caller while reading when it can (`lineFeeds`).
  */
 export function formatTextWindow(
   bytes: Uint8Array,
   startLine: number,
   maxLines: number,
+  lineFeeds: number = countLineFeeds(bytes),
 ): Pick<ReadFileResult, 'content' | 'totalLines' | 'startLine' | 'endLine' | 'truncated' | 'notice'> {
-  const totalLines = countLines(bytes);
+  const totalLines = countLines(bytes, lineFeeds);
   if (totalLines === 0) {
     if (startLine > 1) throw startLineError(startLine, 0);
     return { content: '', totalLines: 0, startLine: 1, endLine: 0, truncated: false };
@@ -247,38 +224,60 @@ export const readFileTool = defineTool<ReadFileArguments>({
       );
     }
     const isText = view === 'text';
-    const file = await readCappedFile(resolved.realPath, {
-      capBytes: isText ? TEXT_VIEW_CAP_BYTES : BYTE_VIEW_CAP_BYTES,
-      capDescription: isText
-        ? 'the 10 MiB cap of the text view; use grep to find what you need in it'
-        : 'the 256 KiB cap of the byte views (hex, base64), which return the whole file and have no window',
-      ...(isText
-        ? {
-            binaryRefusal:
-              `${args.path} looks binary (a NUL byte in its first 8 KiB), so the text view refuses it. ` +
-              'Read it with view "hex" or view "base64" (whole file, up to 256 KiB).',
+    // The buffer is reused by the next large read: everything returned is decoded or encoded inside the callback.
+    const read = await useCappedFile(
+      resolved.realPath,
+      {
+        capBytes: isText ? TEXT_VIEW_CAP_BYTES : BYTE_VIEW_CAP_BYTES,
+        capDescription: isText
+          ? 'the 10 MiB cap of the text view; use grep to find what you need in it'
+          : 'the 256 KiB cap of the byte views (hex, base64), which return the whole file and have no window',
+        ...(isText
+          ? {
+              binaryRefusal:
+                `${args.path} looks binary (a NUL byte in its first 8 KiB), so the text view refuses it. ` +
+                'Read it with view "hex" or view "base64" (whole file, up to 256 KiB).',
+              countLineFeeds: true,
+            }
+          : {}),
+        policy,
+        displayPath: args.path,
+        signal: context.signal,
+      },
+      (file) => {
+        const common = { path: file.realPath, size: file.size, sha256: file.sha256 };
+        try {
+          let result: ReadFileResult;
+          if (isText) {
+            const startLine = args.startLine ?? 1;
+            const maxLines = args.maxLines ?? DEFAULT_MAX_LINES;
+            const { content, ...rest } = formatTextWindow(file.bytes, startLine, maxLines, file.lineFeeds);
+            result = { content, ...common, ...rest };
+          } else {
+            result = {
+              content: file.bytes.toString(view),
+              ...common,
+              totalLines: 0,
+              startLine: 0,
+              endLine: 0,
+              truncated: false,
+              view,
+            };
           }
-        : {}),
-      policy,
-      displayPath: args.path,
-      signal: context.signal,
-    });
-    // Recorded for a partial window too: the guard of write_file compares whole-file hashes (FS-1).
-    await getFreshnessLedger(context).recordHash(getFreshnessScope(context), file.realPath, file.sha256);
-    const common = { path: file.realPath, size: file.size, sha256: file.sha256 };
-    if (!isText) {
-      return {
-        content: file.bytes.toString(view),
-        ...common,
-        totalLines: 0,
-        startLine: 0,
-        endLine: 0,
-        truncated: false,
-        view,
-      };
-    }
-    const window = formatTextWindow(file.bytes, args.startLine ?? 1, args.maxLines ?? DEFAULT_MAX_LINES);
-    const { content, ...rest } = window;
-    return { content, ...common, ...rest };
+          return { common, result };
+        } catch (failure) {
+          return { common, failure };
+        }
+      },
+    );
+    // Recorded for a partial window, and for a startLine past the end too: the guard of write_file compares
+    // whole-file hashes (FS-1).
+    await getFreshnessLedger(context).recordHash(
+      getFreshnessScope(context),
+      read.common.path,
+      read.common.sha256,
+    );
+    if (read.result === undefined) throw read.failure;
+    return read.result;
   },
 });
