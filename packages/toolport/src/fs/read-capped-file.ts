@@ -100,16 +100,17 @@ export async function useCappedFile<T>(
   use: (file: CappedFileContent) => T,
 ): Promise<T> {
   let borrowed: Buffer | undefined;
-  const file = await readCappedFileInto(realPath, options, (size) => {
-    if (size < SYNC_READ_MAX_BYTES) return Buffer.allocUnsafe(size);
-    borrowed =
-      spareBuffer !== undefined && spareBuffer.length >= size ? spareBuffer : Buffer.allocUnsafeSlow(size);
-    if (borrowed === spareBuffer) spareBuffer = undefined;
-    return borrowed.subarray(0, size);
-  });
   try {
+    const file = await readCappedFileInto(realPath, options, (size) => {
+      if (size < SYNC_READ_MAX_BYTES) return Buffer.allocUnsafe(size);
+      borrowed =
+        spareBuffer !== undefined && spareBuffer.length >= size ? spareBuffer : Buffer.allocUnsafeSlow(size);
+      if (borrowed === spareBuffer) spareBuffer = undefined;
+      return borrowed.subarray(0, size);
+    });
     return use(file);
   } finally {
+    // Also after a refusal (too large, binary, aborted): nothing else holds the buffer then either.
     if (borrowed !== undefined) keepSpareBuffer(borrowed);
   }
 }
