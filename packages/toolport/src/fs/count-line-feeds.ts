@@ -47,13 +47,19 @@ interface SimdCounter {
 /** Undefined until first needed; null where WebAssembly is unavailable (e.g. --jitless). */
 let simdCounter: SimdCounter | null | undefined;
 
+/** The slice of the WebAssembly API used here (the project's lib is ES2024 without DOM, which declares it). */
+interface WebAssemblyApi {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object) => {
+    exports: { memory: { buffer: ArrayBuffer }; count: (length: number) => number };
+  };
+}
+
 function loadSimdCounter(): SimdCounter | null {
+  const api = (globalThis as unknown as { WebAssembly?: WebAssemblyApi }).WebAssembly;
+  if (api === undefined) return null;
   try {
-    const module = new WebAssembly.Module(Buffer.from(SIMD_COUNTER_WASM, 'base64'));
-    const exports = new WebAssembly.Instance(module).exports as {
-      memory: WebAssembly.Memory;
-      count: (length: number) => number;
-    };
+    const { exports } = new api.Instance(new api.Module(Buffer.from(SIMD_COUNTER_WASM, 'base64')));
     // The memory cannot grow (its maximum is its size), so this view never detaches.
     return { memory: new Uint8Array(exports.memory.buffer), count: exports.count };
   } catch {
