@@ -60,55 +60,55 @@ function remember(cache: Map<string, string>, input: string, canonical: string):
   return canonical;
 }
 
-function checkTimezone(timezone: string): string {
+/** The canonical name of an IANA zone, or undefined for an unknown one. */
+function canonicalZone(timezone: string): string | undefined {
   const known = canonicalZones.get(timezone);
   if (known !== undefined) return known;
   try {
     const canonical = cachedFormatter('zone', 'en-US', { timeZone: timezone }).resolvedOptions().timeZone;
     return remember(canonicalZones, timezone, canonical);
   } catch {
-    throw new ToolArgumentError(
-      'timezone',
-      'an IANA time zone name such as "America/Sao_Paulo", "Europe/Lisbon" or "UTC"',
-      JSON.stringify(timezone),
-      `Unknown time zone ${JSON.stringify(timezone)} in \`timezone\`. Use an IANA name such as "America/Sao_Paulo", "Europe/Lisbon" or "UTC".`,
-    );
+    return undefined;
   }
 }
 
-function checkLocale(locale: string): string {
+/** The canonical form of a BCP 47 tag, or undefined for an invalid one. */
+function canonicalLocale(locale: string): string | undefined {
   const known = canonicalLocales.get(locale);
   if (known !== undefined) return known;
   try {
     const [canonical] = Intl.getCanonicalLocales(locale);
-    if (canonical === undefined) throw new RangeError('empty');
-    return remember(canonicalLocales, locale, canonical);
+    return canonical === undefined ? undefined : remember(canonicalLocales, locale, canonical);
   } catch {
-    throw new ToolArgumentError(
-      'locale',
-      'a BCP 47 language tag such as "pt-BR" or "en-US"',
-      JSON.stringify(locale),
-      `Invalid locale ${JSON.stringify(locale)} in \`locale\`. Use a BCP 47 tag such as "pt-BR" or "en-US".`,
-    );
+    return undefined;
   }
 }
 
-function isTimeZone(value: string): boolean {
-  try {
-    cachedFormatter('zone', 'en-US', { timeZone: value });
-    return true;
-  } catch {
-    return false;
-  }
+function checkTimezone(timezone: string): string {
+  const canonical = canonicalZone(timezone);
+  if (canonical !== undefined) return canonical;
+  throw new ToolArgumentError(
+    'timezone',
+    'an IANA time zone name such as "America/Sao_Paulo", "Europe/Lisbon" or "UTC"',
+    JSON.stringify(timezone),
+    `Unknown time zone ${JSON.stringify(timezone)} in \`timezone\`. Use an IANA name such as "America/Sao_Paulo", "Europe/Lisbon" or "UTC".`,
+  );
 }
 
-function isLocale(value: string): boolean {
-  try {
-    return Intl.getCanonicalLocales(value).length === 1;
-  } catch {
-    return false;
-  }
+function checkLocale(locale: string): string {
+  const canonical = canonicalLocale(locale);
+  if (canonical !== undefined) return canonical;
+  throw new ToolArgumentError(
+    'locale',
+    'a BCP 47 language tag such as "pt-BR" or "en-US"',
+    JSON.stringify(locale),
+    `Invalid locale ${JSON.stringify(locale)} in \`locale\`. Use a BCP 47 tag such as "pt-BR" or "en-US".`,
+  );
 }
+
+// The setting checks run on every call that names no zone/locale: memoized like the argument checks (issue 11 item 5).
+const isTimeZone = (value: string): boolean => canonicalZone(value) !== undefined;
+const isLocale = (value: string): boolean => canonicalLocale(value) !== undefined;
 
 /** API-1/CORE-3: a stored default must mean something, or every later call fails blaming the model's argument. */
 const TIMEZONE_SETTING_PROBLEM = (value: unknown): string | undefined =>
