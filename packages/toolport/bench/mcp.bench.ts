@@ -4,6 +4,7 @@
 // tool (run from src/ with type stripping, so its cold start is not the product's): the like-for-like round trip.
 // Then `/mcp` on `toolport serve` (the built bin, its own process, SQLite in a temp data dir) under the same client
 // over Streamable HTTP, against `toolport mcp` in the same run. Goal (issue 10): /mcp ≥ 0.5× stdio's calls/s.
+// Issue 11: cold starts interleaved, toolport mcp ≤ 0.5× server-everything; 8 calls in flight ≥ 1.0× its echo.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -100,16 +101,20 @@ function callColumns(callsPerSecond: number, latencies: number[], tool: string):
   ];
 }
 
-const measured = new Map<string, Measured>();
-for (const subject of subjects) {
-  const starts: number[] = [];
-  for (let run = 0; run < COLD_STARTS; run += 1) {
+// Cold starts interleaved run by run (the order rotating), so the machine's load hits every subject alike.
+const coldStarts = new Map<string, number[]>(subjects.map((subject) => [subject.label, []]));
+for (let run = 0; run < COLD_STARTS; run += 1) {
+  const rotated = [...subjects.slice(run % subjects.length), ...subjects.slice(0, run % subjects.length)];
+  for (const subject of rotated) {
     const { client, startMs } = await connect(subject);
-    starts.push(startMs);
+    coldStarts.get(subject.label)!.push(startMs);
     await client.close();
   }
-  starts.sort((a, b) => a - b);
+}
 
+const measured = new Map<string, Measured>();
+for (const subject of subjects) {
+  const starts = coldStarts.get(subject.label)!.sort((a, b) => a - b);
   const { client } = await connect(subject);
   const { callsPerSecond, latencies } = await measureCalls(client, subject.tool, subject.arguments);
   await client.close();
@@ -252,11 +257,52 @@ try {
 process.stdout.write(
   `cold start = spawn to the first tools/list answer (${COLD_STARTS} runs); ${CALLS} sequential tools/call after ${WARMUP_CALLS} warm-up, same SDK client\n`,
 );
+process.stdout.write(`${loadLine()}\n`);
 for (const { row } of measured.values()) process.stdout.write(`${row}\n`);
+const coldRatio = median(coldStarts.get('toolport mcp')!) / median(coldStarts.get('server-everything')!);
+process.stdout.write(
+  `cold start toolport mcp ÷ server-everything (interleaved, medians): ${coldRatio.toFixed(2)} ` +
+    `(issue 11 goal ≤ 0.50: ${coldRatio <= 0.5 ? 'meets' : 'MISSES'})\n`,
+);
 const rateOf = (label: string): number => measured.get(`${label} (interleaved)`)!.callsPerSecond;
 process.stdout.write(
   `${HTTP_ROUNDS} interleaved rounds × ${HTTP_CALLS} calls (median round): /mcp ÷ stdio calls/s: ` +
     `${(rateOf('toolport /mcp') / rateOf('toolport mcp')).toFixed(2)} (goal ≥ 0.50); /mcp ÷ HTTP floor: ` +
     `${(rateOf('toolport /mcp') / rateOf('HTTP floor')).toFixed(2)}; HTTP floor ÷ stdio: ` +
     `${(rateOf('HTTP floor') / rateOf('toolport mcp')).toFixed(2)}\n${loadLine()}\n`,
+);
+// Issue 11 item 5: 8 calls in flight, toolport's get_current_datetime against server-everything's echo, rounds
+// interleaved so the machine's load hits both alike. BENCH_MCP_ROUNDS, BENCH_MCP_CONCURRENT_CALLS tune it.
+const ROUNDS = Number(process.env.BENCH_MCP_ROUNDS ?? 10);
+const CONCURRENT_CALLS = Number(process.env.BENCH_MCP_CONCURRENT_CALLS ?? 2_000);
+const IN_FLIGHT = 8;
+const concurrent = [subjects[0]!, subjects[2]!].map((subject) => ({ subject, rates: [] as number[] }));
+const connected = await Promise.all(concurrent.map(async ({ subject }) => (await connect(subject)).client));
+async function concurrentRound(index: number, record: boolean): Promise<void> {
+  const { subject, rates } = concurrent[index]!;
+  const client = connected[index]!;
+  let remaining = CONCURRENT_CALLS;
+  const began = performance.now();
+  await Promise.all(
+    Array.from({ length: IN_FLIGHT }, async () => {
+      while (remaining > 0) {
+        remaining -= 1;
+        await client.callTool({ name: subject.tool, arguments: subject.arguments });
+      }
+    }),
+  );
+  if (record) rates.push((CONCURRENT_CALLS / (performance.now() - began)) * 1000);
+}
+await concurrentRound(0, false);
+await concurrentRound(1, false);
+for (let round = 0; round < ROUNDS; round += 1) {
+  for (const index of round % 2 === 0 ? [0, 1] : [1, 0]) await concurrentRound(index, true);
+}
+for (const client of connected) await client.close();
+const [oursRate, theirsRate] = concurrent.map(({ rates }) => median(rates));
+process.stdout.write(
+  `${loadLine()}\n${IN_FLIGHT} in flight (${ROUNDS} interleaved rounds of ${CONCURRENT_CALLS} calls, median): ` +
+    `toolport mcp get_current_datetime ${Math.round(oursRate!).toLocaleString('en-US')} calls/s | ` +
+    `server-everything echo ${Math.round(theirsRate!).toLocaleString('en-US')} calls/s | ` +
+    `ratio ${(oursRate! / theirsRate!).toFixed(2)} (goal ≥ 1.0: ${oursRate! >= theirsRate! ? 'meets' : 'MISSES'})\n`,
 );

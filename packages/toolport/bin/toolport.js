@@ -1,5 +1,9 @@
 #!/usr/bin/env node
+import module from 'node:module';
 import { nodeVersionProblem } from './node-version.js';
+
+// Node's on-disk compile cache (22.1+): later runs skip compiling the CLI's modules. Absent on older Node: skipped.
+module.enableCompileCache?.();
 
 const problem = nodeVersionProblem(process.versions.node);
 if (problem !== undefined) {

@@ -1,4 +1,5 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { createRequire } from 'node:module';
+import type { Ajv as AjvInstance, ErrorObject, Options, ValidateFunction } from 'ajv';
 import { ToolArgumentError, describeReceivedValue } from './errors.ts';
 import type { JsonSchema, ToolArguments } from './tool-types.ts';
 
@@ -8,13 +9,39 @@ import type { JsonSchema, ToolArguments } from './tool-types.ts';
  * JSON Schema, compiled once per schema object.
  */
 
-const ajv = new Ajv({
+/** The options every validator is compiled with (also by scripts/build-validators.mjs, at build time). */
+export const AJV_OPTIONS: Options = {
   allErrors: false,
   strict: false,
   coerceTypes: false,
   useDefaults: false,
   validateFormats: false,
-});
+};
+const require = createRequire(import.meta.url);
+let ajv: AjvInstance | undefined;
+/** Ajv loads on the first schema that needs compiling: a one-shot CLI call of a built-in never does (issue 11). */
+function compiler(): AjvInstance {
+  if (ajv === undefined) {
+    const { Ajv } = require('ajv') as { Ajv: typeof AjvInstance };
+    ajv = new Ajv(AJV_OPTIONS);
+  }
+  return ajv;
+}
+
+/**
+ * The built-ins' validators as Ajv standalone code, generated into dist/ by scripts/build-validators.mjs and keyed by
+ * schema text. Absent when running from src/ (then everything is compiled at run time, with the same options).
+ */
+function loadPrecompiledValidators(): ReadonlyMap<string, ValidateFunction> {
+  try {
+    return (
+      require('./builtin-validators.js') as { VALIDATORS_BY_SCHEMA_TEXT: Map<string, ValidateFunction> }
+    ).VALIDATORS_BY_SCHEMA_TEXT;
+  } catch {
+    return new Map();
+  }
+}
+let precompiled: ReadonlyMap<string, ValidateFunction> | undefined;
 // Fast path: the same schema object (a registered tool's definition) is looked up by identity.
 const validatorsBySchemaObject = new WeakMap<JsonSchema, ValidateFunction>();
 // Schemas rebuilt per call (buildDefinition, MCP listings) are equal but new objects: they share a validator by
@@ -26,10 +53,11 @@ function getValidator(schema: JsonSchema): ValidateFunction {
   let validate = validatorsBySchemaObject.get(schema);
   if (validate !== undefined) return validate;
   const text = JSON.stringify(schema);
-  validate = validatorsBySchemaText.get(text);
+  precompiled ??= loadPrecompiledValidators();
+  validate = validatorsBySchemaText.get(text) ?? precompiled.get(text);
   if (validate === undefined) {
-    validate = ajv.compile(schema);
-    ajv.removeSchema(schema);
+    validate = compiler().compile(schema);
+    compiler().removeSchema(schema);
     if (validatorsBySchemaText.size >= MAX_VALIDATORS_BY_TEXT) validatorsBySchemaText.clear();
     validatorsBySchemaText.set(text, validate);
   }

@@ -2,6 +2,7 @@ import { ToolportError } from '../core/errors.ts';
 import { clampIntegerSetting } from '../core/settings-policy.ts';
 import {
   defineTool,
+  type JsonSchema,
   type RegisteredTool,
   type ToolContext,
   type ToolParameterDescriptor,
@@ -102,6 +103,22 @@ export function parseAgentToolConfig(config: Record<string, unknown>): AgentTool
   };
 }
 
+/** Every agent tool's argument schema (the row sets only name and description; listed for build-time validators). */
+export function agentToolParameters(): JsonSchema {
+  return {
+    type: 'object',
+    properties: {
+      task: { type: 'string', description: 'What the specialist should do, stated completely.' },
+      context: {
+        type: 'string',
+        description: 'Facts from this conversation the specialist needs (it does not see the conversation).',
+      },
+    },
+    required: ['task'],
+    additionalProperties: false,
+  };
+}
+
 interface AgentToolArguments {
   task: string;
   context?: string;
@@ -120,19 +137,7 @@ export function createAgentTool(
     definition: {
       name,
       description: config.description,
-      parameters: {
-        type: 'object',
-        properties: {
-          task: { type: 'string', description: 'What the specialist should do, stated completely.' },
-          context: {
-            type: 'string',
-            description:
-              'Facts from this conversation the specialist needs (it does not see the conversation).',
-          },
-        },
-        required: ['task'],
-        additionalProperties: false,
-      },
+      parameters: agentToolParameters(),
     },
     settings: {
       title: name,

@@ -1,11 +1,35 @@
 /**
- * The longest literal every match of a regex must contain, so grep can skip a file with one memchr-speed
- * `Buffer.indexOf` before decoding it (what ripgrep does with its literal extraction). Conservative: it only reads the
- * top level of the pattern, gives up on any top-level alternation, and drops a character a quantifier makes optional.
- * Undefined when nothing is certain.
+ * Literals every match of a regex must contain, so grep can skip a file with memchr-speed `Buffer.indexOf` calls
+ * before decoding it (what ripgrep does with its literal extraction). Conservative: it only reads the top level of
+ * each top-level alternative, and drops a character a quantifier makes optional. Undefined when nothing is certain.
+ * The source is read with JavaScript's non-unicode syntax (grep compiles with flags '' or 'i').
  */
 const SPECIAL = new Set(['.', '^', '$', '|', '?', '*', '+', '(', ')', '[', ']', '{', '}', '\\']);
 
+/** More alternatives than this cost more `indexOf` passes than the regex scan they would save. */
+const MAX_ALTERNATIVES = 8;
+const MIN_LITERAL_LENGTH = 3;
+
+/**
+ * One literal per top-level alternative (`a|b` → ['a', 'b']): a file that contains none of them cannot match.
+ * Undefined when any alternative has no certain literal (an empty alternative matches everywhere).
+ */
+export function requiredLiterals(source: string): string[] | undefined {
+  const alternatives = splitTopLevelAlternatives(source);
+  if (alternatives.length > MAX_ALTERNATIVES) return undefined;
+  const literals: string[] = [];
+  for (const alternative of alternatives) {
+    const literal = requiredLiteral(alternative);
+    if (literal === undefined) return undefined;
+    literals.push(literal);
+  }
+  // A literal that contains another is implied by it: a file with 'foobar' has 'foo'.
+  return [...new Set(literals)].filter(
+    (literal, _index, all) => !all.some((other) => other !== literal && literal.includes(other)),
+  );
+}
+
+/** The longest literal every match of a pattern without a top-level `|` must contain. */
 export function requiredLiteral(source: string): string | undefined {
   let best = '';
   let run = '';
@@ -54,25 +78,75 @@ export function requiredLiteral(source: string): string | undefined {
       const next = source[index + 1];
       if (next === undefined) return undefined;
       index += 1;
-      // \d, \w, \b, \u0041, \1 …: not a literal character. Escaped punctuation is.
-      if (/[A-Za-z0-9]/.test(next)) endRun();
-      else run += next;
+      // \d, \w, \b, \x41, \u0041, \cJ, \k<name>, \12 …: not literal characters, and neither are the characters the
+      // escape consumes after its letter. Escaped punctuation is a literal.
+      if (/[A-Za-z0-9]/.test(next)) {
+        endRun();
+        index = skipEscapeOperand(source, index);
+      } else if (isByteSafe(next)) run += next;
+      else endRun();
       continue;
     }
-    if (SPECIAL.has(character)) {
+    if (SPECIAL.has(character) || !isByteSafe(character)) {
       endRun();
       continue;
     }
     run += character;
   }
   endRun();
-  return best.length >= 3 ? best : undefined;
+  return best.length >= MIN_LITERAL_LENGTH ? best : undefined;
 }
 
+/** The pattern's top-level alternatives: `|` inside a group, a class or after a backslash does not split. */
+export function splitTopLevelAlternatives(source: string): string[] {
+  const alternatives: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let index = 0; index < source.length; index += 1) {
+    const character = source[index];
+    if (character === '\\') index += 1;
+    else if (character === '[') index = skipClass(source, index);
+    else if (character === '(') depth += 1;
+    else if (character === ')') depth = Math.max(0, depth - 1);
+    else if (character === '|' && depth === 0) {
+      alternatives.push(source.slice(start, index));
+      start = index + 1;
+    }
+  }
+  alternatives.push(source.slice(start));
+  return alternatives;
+}
+
+/**
+ * A lone surrogate matches half of a decoded astral character but encodes as U+FFFD, and U+FFFD itself matches
+ * any invalid byte sequence: neither can be looked for in the raw bytes.
+ */
+function isByteSafe(character: string): boolean {
+  const code = character.charCodeAt(0);
+  return !(code >= 0xd800 && code <= 0xdfff) && code !== 0xfffd;
+}
+
+/** `escape` is the index of the escape's letter or digit; returns the index of the escape's last character. */
+function skipEscapeOperand(source: string, escape: number): number {
+  const letter = source[escape]!;
+  const take = (pattern: RegExp): number => {
+    const match = pattern.exec(source.slice(escape + 1));
+    return escape + (match === null ? 0 : match[0].length);
+  };
+  if (letter >= '0' && letter <= '9') return take(/^[0-9]*/);
+  if (letter === 'x') return take(/^[0-9A-Fa-f]{0,2}/);
+  if (letter === 'u') return take(/^(?:\{[0-9A-Fa-f]*\}|[0-9A-Fa-f]{0,4})/);
+  if (letter === 'c') return take(/^[A-Za-z]?/);
+  if (letter === 'k') return take(/^(?:<[\w$]*>)?/);
+  if (letter === 'p' || letter === 'P') return take(/^(?:\{[\w=]*\})?/);
+  return escape;
+}
+
+/** JavaScript's classes: `[]` is the empty class and `[^]` any character (a `]` right after `[` closes it). */
 function skipClass(source: string, open: number): number {
   for (let index = open + 1; index < source.length; index += 1) {
     if (source[index] === '\\') index += 1;
-    else if (source[index] === ']' && index > open + 1) return index;
+    else if (source[index] === ']') return index;
   }
   return source.length;
 }

@@ -19,6 +19,9 @@ beforeAll(async () => {
   await writeFile(join(work, 'tree', 'a-fine.txt'), 'aaaa\n');
   // ^(a+)+$ against many a's and a final "!" backtracks exponentially: it never finishes on its own.
   await writeFile(join(work, 'tree', 'b-evil.txt'), `${'a'.repeat(40)}!\n`);
+  await mkdir(join(work, 'small', 'sub'), { recursive: true });
+  for (let file = 0; file < 20; file += 1)
+    await writeFile(join(work, 'small', file % 2 === 0 ? 'sub' : '.', `f${file}.txt`), `x\nneedle ${file}\n`);
   // Warm two workers, so worker start-up on a loaded machine does not eat the short budgets below.
   await runScan(
     { ...catastrophicJob(join(work, 'tree')), regexSource: 'x', fileGlob: 'a-*' },
@@ -26,6 +29,7 @@ beforeAll(async () => {
       deadlineMs: 60_000,
       parallelism: 2,
       helperDelayMs: 0,
+      inThreadBudgetMs: 0,
     },
   );
 });
@@ -43,7 +47,7 @@ const catastrophicJob = (root: string): GrepJobTemplate => ({
   refuseHardLinks: false,
   regexSource: '^(a+)+$',
   regexFlags: '',
-  requiredLiteral: undefined,
+  requiredLiterals: undefined,
   fileGlob: undefined,
   includeDotfiles: false,
   keepDotEntries: false,
@@ -65,7 +69,7 @@ describe('FS-5 grep in parallel', () => {
     }
     const scan = await runScan<[string, number, string]>(
       { ...catastrophicJob(tree), regexSource: '^hit', maxResults: 5000, maxMatchesPerFile: 1 },
-      { deadlineMs: 60_000, parallelism: 2, helperDelayMs: 0 },
+      { deadlineMs: 60_000, parallelism: 2, helperDelayMs: 0, inThreadBudgetMs: 0 },
     );
     expect(scan.workers).toBe(2);
     expect(scan.stopReason).toBeUndefined();
@@ -83,7 +87,7 @@ describe('FS-5 grep in parallel', () => {
         respectGitignore: false,
         maxResults: 5000,
       },
-      { deadlineMs: 60_000, parallelism: 2, helperDelayMs: 0 },
+      { deadlineMs: 60_000, parallelism: 2, helperDelayMs: 0, inThreadBudgetMs: 0 },
     );
     expect(glob.workers).toBe(2);
     expect(new Set(glob.items).size).toBe(1230);
@@ -194,5 +198,56 @@ describe('FS-4 glob walk order', () => {
     const truncated = await glob(4);
     expect(truncated.stopReason).toBe('max_results');
     expect(truncated.items).toEqual(all.items.slice(0, 4));
+  });
+});
+
+describe('FS-5 small scans in the calling thread', () => {
+  it('gives what workers give, in the calling thread when no worker is warm, and in workers past its budget', async () => {
+    const tree = join(work, 'small');
+    const job = { ...catastrophicJob(tree), regexSource: 'needle', maxResults: 5000 };
+    const inWorkers = await runScan<[string, number, string]>(job, {
+      deadlineMs: 60_000,
+      inThreadBudgetMs: 0,
+    });
+    expect(inWorkers.workers).toBeGreaterThan(0);
+    await closeScanWorkers();
+    // A budget no loaded machine exceeds: this asserts where the scan runs, not how fast (the default is 15 ms).
+    const inThread = await runScan<[string, number, string]>(job, {
+      deadlineMs: 60_000,
+      inThreadBudgetMs: 30_000,
+    });
+    expect(inThread.workers).toBe(0);
+    expect(inThread.items).toEqual(inWorkers.items);
+    expect(inThread.stats).toEqual(inWorkers.stats);
+    // A budget too small for any scan: the in-thread run gives up and workers answer, with the same result.
+    await closeScanWorkers();
+    const fallenBack = await runScan<[string, number, string]>(job, {
+      deadlineMs: 60_000,
+      inThreadBudgetMs: 1e-6,
+    });
+    expect(fallenBack.workers).toBeGreaterThan(0);
+    expect(fallenBack.items).toEqual(inWorkers.items);
+  });
+
+  it('never runs a regex with quantifiers in the calling thread (it could not be stopped there)', async () => {
+    await closeScanWorkers();
+    const scan = await runScan(
+      { ...catastrophicJob(join(work, 'tree')), fileGlob: 'a-*' },
+      { deadlineMs: 60_000 },
+    );
+    expect(scan.workers).toBeGreaterThan(0);
+  });
+
+  it('stops at maxResults in the calling thread as workers do', async () => {
+    await closeScanWorkers();
+    const scan = await runScan(
+      { ...catastrophicJob(join(work, 'small')), regexSource: 'needle', maxResults: 3 },
+      {
+        deadlineMs: 60_000,
+      },
+    );
+    expect(scan.workers).toBe(0);
+    expect(scan.items).toHaveLength(3);
+    expect(scan.stopReason).toBe('max_results');
   });
 });

@@ -51,6 +51,54 @@ export interface ScanRunOptions {
   parallelism?: number;
   /** Overrides HELPER_DELAY_MS (tests force the split with 0). */
   helperDelayMs?: number;
+  /** Overrides IN_THREAD_BUDGET_MS; 0 always uses workers. */
+  inThreadBudgetMs?: number;
+}
+
+/**
+ * With no warm worker (a one-shot CLI, a server's first scan), a worker costs more to boot than a small scan takes:
+ * the scan first runs in the calling thread for at most this long, and only a scan still running then is thrown away
+ * and run again in workers. Only for scans whose time is linear in the bytes read (glob, a grep regex without
+ * quantifiers or back-references): a catastrophic regex could never be stopped in the calling thread.
+ */
+export const IN_THREAD_BUDGET_MS = 15;
+
+function runsSafelyInThread(template: ScanJobTemplate): boolean {
+  return template.kind === 'glob' || !/[*+?{]|\\[1-9k]/.test(template.regexSource);
+}
+
+async function runInThread<TItem>(
+  template: ScanJobTemplate,
+  budgetMs: number,
+): Promise<ScanRunResult<TItem> | undefined> {
+  const { runScanJob } = await import('./scan-worker.ts');
+  const shared = new SharedArrayBuffer(SHARED_SLOTS * Int32Array.BYTES_PER_ELEMENT);
+  const queue = new SharedArrayBuffer(QUEUE_CONTROL_BYTES);
+  Atomics.store(new Int32Array(queue), QUEUE_BUSY, 1);
+  const job = {
+    ...template,
+    shared,
+    queue,
+    queueData: new SharedArrayBuffer(QUEUE_DATA_BYTES),
+    jobId: nextJobId++,
+    role: 'lead',
+  } as ScanJob;
+  const items: TItem[] = [];
+  let stats: ScanStats | undefined;
+  let failure: string | undefined;
+  const { abandoned } = runScanJob(
+    job,
+    (message) => {
+      if (message.type === 'batch') for (const item of message.items) items.push(item as TItem);
+      else if (message.type === 'done') stats = message.stats;
+      else failure = message.message;
+    },
+    performance.now() + budgetMs,
+  );
+  if (abandoned) return undefined;
+  if (failure !== undefined) throw new Error(`The scan failed: ${failure}`);
+  const limited = Atomics.load(new Int32Array(shared), SHARED_STOP) === STOP_LIMIT;
+  return { items, stats: stats!, stopReason: limited ? 'max_results' : undefined, workers: 0 };
 }
 
 /** A directory scan still running after this long gets helper workers. */
@@ -151,8 +199,29 @@ function addStats(total: ScanStats, part: ScanStats): void {
   for (const key of Object.keys(total) as (keyof ScanStats)[]) total[key] += part[key];
 }
 
-/** Runs a scan on a lead worker, plus helpers sharing the walk when it is not over quickly. */
-export function runScan<TItem>(
+/**
+ * Runs a scan on a lead worker, plus helpers sharing the walk when it is not over quickly (or, with no warm worker,
+ * in the calling thread when it is small: IN_THREAD_BUDGET_MS).
+ */
+export async function runScan<TItem>(
+  template: ScanJobTemplate,
+  options: ScanRunOptions,
+): Promise<ScanRunResult<TItem>> {
+  const budgetMs = options.inThreadBudgetMs ?? IN_THREAD_BUDGET_MS;
+  if (
+    idleWorkers.length === 0 &&
+    budgetMs > 0 &&
+    budgetMs < options.deadlineMs &&
+    options.signal?.aborted !== true &&
+    runsSafelyInThread(template)
+  ) {
+    const result = await runInThread<TItem>(template, budgetMs);
+    if (result !== undefined) return result;
+  }
+  return runInWorkers(template, options);
+}
+
+function runInWorkers<TItem>(
   template: ScanJobTemplate,
   options: ScanRunOptions,
 ): Promise<ScanRunResult<TItem>> {

@@ -59,8 +59,8 @@ export interface GrepJob extends ScanJobBase {
   regexSource: string;
   /** '' or 'i'. */
   regexFlags: string;
-  /** A literal every match contains (see required-literal.ts): files without it are not decoded. */
-  requiredLiteral: string | undefined;
+  /** Every match contains one of these literals (see required-literal.ts): files with none are not decoded. */
+  requiredLiterals: string[] | undefined;
   fileGlob: string | undefined;
   maxFileSizeBytes: number;
   maxMatchesPerFile: number;

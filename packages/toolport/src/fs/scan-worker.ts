@@ -12,6 +12,7 @@ import picomatch from 'picomatch';
 import { looksBinary } from './binary-detection.ts';
 import { GitignoreRules } from './gitignore-rules.ts';
 import { compileNameMatcher } from './glob-name-matcher.ts';
+import { compileLiteralPrefilter } from './literal-search.ts';
 import { SharedDirectoryQueue } from './shared-directory-queue.ts';
 import {
   SHARED_RESULT_COUNT,
@@ -63,8 +64,15 @@ class Scanner {
   readonly #queue: SharedDirectoryQueue;
   readonly #gitignore: GitignoreRules | undefined;
 
-  constructor(job: ScanJob) {
+  readonly #post: (message: WorkerMessage) => void;
+  readonly #abandonAt: number;
+  /** Set when an in-thread run passed its budget: its results are incomplete and are thrown away. */
+  abandoned = false;
+
+  constructor(job: ScanJob, post: (message: WorkerMessage) => void, abandonAt: number) {
     this.#job = job;
+    this.#post = post;
+    this.#abandonAt = abandonAt;
     this.#shared = new Int32Array(job.shared);
     this.#queue = new SharedDirectoryQueue(job.queue, job.queueData, this.#shared, job.role === 'lead');
     this.#gitignore =
@@ -80,7 +88,9 @@ class Scanner {
   }
 
   stopped(): boolean {
-    return Atomics.load(this.#shared, SHARED_STOP) !== 0;
+    if (Atomics.load(this.#shared, SHARED_STOP) !== 0 || this.abandoned) return true;
+    if (this.#abandonAt !== Infinity && performance.now() > this.#abandonAt) this.abandoned = true;
+    return this.abandoned;
   }
 
   /** Reserves one result slot across every worker of the call; false (and a global stop) once the limit is hit. */
@@ -105,7 +115,7 @@ class Scanner {
     this.#lastFlush = performance.now();
     if (this.#pending.length === 0) return;
     const message: WorkerMessage = { type: 'batch', jobId: this.#job.jobId, items: this.#pending };
-    parentPort!.postMessage(message);
+    this.#post(message);
     this.#pending = [];
   }
 
@@ -232,7 +242,8 @@ function runGrep(job: GrepJob, scanner: Scanner): void {
       ? undefined
       : picomatch(job.fileGlob, { dot: job.includeDotfiles, basename: !job.fileGlob.includes('/') });
   const limit = job.maxFileSizeBytes + 1;
-  const literal = job.requiredLiteral === undefined ? undefined : Buffer.from(job.requiredLiteral, 'utf8');
+  const prefilter =
+    job.requiredLiterals === undefined ? undefined : compileLiteralPrefilter(job.requiredLiterals);
   const stats = scanner.stats;
 
   const searchFile = (absolutePath: string, relativePath: string): void => {
@@ -278,7 +289,7 @@ function runGrep(job: GrepJob, scanner: Scanner): void {
       return;
     }
     stats.filesScanned += 1;
-    if (literal !== undefined && buffer.subarray(0, length).indexOf(literal) === -1) return;
+    if (prefilter !== undefined && !prefilter(buffer.subarray(0, length))) return;
     const text = buffer.toString('utf8', 0, length);
     if (!wholeFile.test(text)) return;
     let matchesInFile = 0;
@@ -332,22 +343,35 @@ function runGrep(job: GrepJob, scanner: Scanner): void {
   });
 }
 
-parentPort!.on('message', (job: ScanJob) => {
+/**
+ * Runs one job, posting batches and a final done/error message. In a worker `abandonAt` is Infinity; the calling
+ * thread (scan-pool's in-thread run of a small scan) passes a time after which the scan gives up and reports
+ * `abandoned`, so the job is run again in workers.
+ */
+export function runScanJob(
+  job: ScanJob,
+  post: (message: WorkerMessage) => void,
+  abandonAt = Infinity,
+): { abandoned: boolean } {
   if (buffer.length > 4 * DEFAULT_BUFFER_BYTES) buffer = Buffer.allocUnsafe(DEFAULT_BUFFER_BYTES);
-  const scanner = new Scanner(job);
+  const scanner = new Scanner(job, post, abandonAt);
   try {
     if (job.kind === 'glob') runGlob(job, scanner);
     else runGrep(job, scanner);
     scanner.flush();
-    const done: WorkerMessage = { type: 'done', jobId: job.jobId, stats: scanner.stats };
-    parentPort!.postMessage(done);
+    post({ type: 'done', jobId: job.jobId, stats: scanner.stats });
   } catch (error) {
     scanner.flush();
-    const failed: WorkerMessage = {
+    post({
       type: 'error',
       jobId: job.jobId,
       message: error instanceof Error ? error.message : String(error),
-    };
-    parentPort!.postMessage(failed);
+    });
   }
+  return { abandoned: scanner.abandoned };
+}
+
+// Loaded in the calling thread too (in-thread runs): only a worker listens.
+parentPort?.on('message', (job: ScanJob) => {
+  runScanJob(job, (message) => parentPort!.postMessage(message));
 });

@@ -12,6 +12,7 @@ import {
   type JsonRpcId as RequestId,
   type JsonRpcResponse,
 } from './mcp-tools-dispatcher.ts';
+import { createCoalescedLineWriter } from './coalesced-line-writer.ts';
 
 /*
  * `toolport mcp`'s stdio server (MCP-2): newline-delimited JSON-RPC around the shared tools dispatcher
@@ -72,8 +73,9 @@ export function serveMcpOverStdio(options: ServeMcpStdioOptions): McpStdioServer
   const elicit = (params: JsonObject, signal: AbortSignal): Promise<unknown> =>
     clientRequests.request('client', 'elicitation/create', params, signal, send);
 
+  const writer = createCoalescedLineWriter(output);
   const send = (message: JsonObject | JsonRpcResponse): void => {
-    if (open) output.write(`${JSON.stringify(message)}\n`);
+    if (open) writer.write(`${JSON.stringify(message)}\n`);
   };
   const fail = (id: RequestId | null, error: JsonRpcError): void => send({ jsonrpc: '2.0', id, error });
 
@@ -154,6 +156,7 @@ export function serveMcpOverStdio(options: ServeMcpStdioOptions): McpStdioServer
   });
   const close = (): void => {
     if (!open) return;
+    writer.flush();
     open = false;
     input.off('data', onData);
     for (const controller of inFlight.values()) controller.abort(new Error('The MCP session ended.'));

@@ -23,6 +23,35 @@ describe('DT-1 get_current_datetime', () => {
     });
   });
 
+  it('never mixes up memoized fields across zones, locales, seconds or invalid inputs', () => {
+    const fresh = (at: Date, zone: string, locale: string) =>
+      new Intl.DateTimeFormat(locale, { timeZone: zone, dateStyle: 'full', timeStyle: 'long' }).format(at);
+    const sameSecond = new Date('2026-01-15T12:34:56.999Z');
+    const nextSecond = new Date('2026-01-15T12:34:57.001Z');
+    for (const at of [instant, sameSecond, nextSecond, instant]) {
+      for (const [zone, locale] of [
+        ['America/Sao_Paulo', 'pt-BR'],
+        ['Asia/Kathmandu', 'en-US'],
+        ['America/Sao_Paulo', 'en-US'],
+      ] as const) {
+        const described = describeInstant(at, zone, locale);
+        expect(described.utc).toBe(at.toISOString());
+        expect(described.localized).toBe(fresh(at, zone, locale));
+        expect(described.offset).toBe(formatUtcOffset(at, zone));
+      }
+    }
+    expect(describeInstant(nextSecond, 'america/sao_paulo', 'PT-br')).toMatchObject({
+      timezone: 'America/Sao_Paulo',
+      locale: 'pt-BR',
+      local: '2026-01-15T09:34:57-03:00',
+    });
+    // An invalid input is refused every time, not remembered as valid.
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      expect(() => describeInstant(instant, 'Mars/Olympus', 'en-US')).toThrow(ToolArgumentError);
+      expect(() => describeInstant(instant, 'UTC', 'not a locale!')).toThrow(ToolArgumentError);
+    }
+  });
+
   it.each([
     ['UTC', '+00:00'],
     ['Asia/Kathmandu', '+05:45'],

@@ -47,50 +47,68 @@ function cachedFormatter(
   return formatter;
 }
 
-function checkTimezone(timezone: string): string {
+/**
+ * Canonical zone and locale per input, memoized: `resolvedOptions()` and `Intl.getCanonicalLocales` allocate on every
+ * call and were a third of the tool's time. Only valid inputs are kept (bounded like the formatters).
+ */
+const canonicalZones = new Map<string, string>();
+const canonicalLocales = new Map<string, string>();
+
+function remember(cache: Map<string, string>, input: string, canonical: string): string {
+  if (cache.size >= MAX_CACHED_FORMATTERS) cache.clear();
+  cache.set(input, canonical);
+  return canonical;
+}
+
+/** The canonical name of an IANA zone, or undefined for an unknown one. */
+function canonicalZone(timezone: string): string | undefined {
+  const known = canonicalZones.get(timezone);
+  if (known !== undefined) return known;
   try {
-    return cachedFormatter('zone', 'en-US', { timeZone: timezone }).resolvedOptions().timeZone;
+    const canonical = cachedFormatter('zone', 'en-US', { timeZone: timezone }).resolvedOptions().timeZone;
+    return remember(canonicalZones, timezone, canonical);
   } catch {
-    throw new ToolArgumentError(
-      'timezone',
-      'an IANA time zone name such as "America/Sao_Paulo", "Europe/Lisbon" or "UTC"',
-      JSON.stringify(timezone),
-      `Unknown time zone ${JSON.stringify(timezone)} in \`timezone\`. Use an IANA name such as "America/Sao_Paulo", "Europe/Lisbon" or "UTC".`,
-    );
+    return undefined;
   }
+}
+
+/** The canonical form of a BCP 47 tag, or undefined for an invalid one. */
+function canonicalLocale(locale: string): string | undefined {
+  const known = canonicalLocales.get(locale);
+  if (known !== undefined) return known;
+  try {
+    const [canonical] = Intl.getCanonicalLocales(locale);
+    return canonical === undefined ? undefined : remember(canonicalLocales, locale, canonical);
+  } catch {
+    return undefined;
+  }
+}
+
+function checkTimezone(timezone: string): string {
+  const canonical = canonicalZone(timezone);
+  if (canonical !== undefined) return canonical;
+  throw new ToolArgumentError(
+    'timezone',
+    'an IANA time zone name such as "America/Sao_Paulo", "Europe/Lisbon" or "UTC"',
+    JSON.stringify(timezone),
+    `Unknown time zone ${JSON.stringify(timezone)} in \`timezone\`. Use an IANA name such as "America/Sao_Paulo", "Europe/Lisbon" or "UTC".`,
+  );
 }
 
 function checkLocale(locale: string): string {
-  try {
-    const [canonical] = Intl.getCanonicalLocales(locale);
-    if (canonical === undefined) throw new RangeError('empty');
-    return canonical;
-  } catch {
-    throw new ToolArgumentError(
-      'locale',
-      'a BCP 47 language tag such as "pt-BR" or "en-US"',
-      JSON.stringify(locale),
-      `Invalid locale ${JSON.stringify(locale)} in \`locale\`. Use a BCP 47 tag such as "pt-BR" or "en-US".`,
-    );
-  }
+  const canonical = canonicalLocale(locale);
+  if (canonical !== undefined) return canonical;
+  throw new ToolArgumentError(
+    'locale',
+    'a BCP 47 language tag such as "pt-BR" or "en-US"',
+    JSON.stringify(locale),
+    `Invalid locale ${JSON.stringify(locale)} in \`locale\`. Use a BCP 47 tag such as "pt-BR" or "en-US".`,
+  );
 }
 
-function isTimeZone(value: string): boolean {
-  try {
-    cachedFormatter('zone', 'en-US', { timeZone: value });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function isLocale(value: string): boolean {
-  try {
-    return Intl.getCanonicalLocales(value).length === 1;
-  } catch {
-    return false;
-  }
-}
+// The setting checks run on every call that names no zone/locale: memoized like the argument checks (issue 11 item 5).
+const isTimeZone = (value: string): boolean => canonicalZone(value) !== undefined;
+const isLocale = (value: string): boolean => canonicalLocale(value) !== undefined;
 
 /** API-1/CORE-3: a stored default must mean something, or every later call fails blaming the model's argument. */
 const TIMEZONE_SETTING_PROBLEM = (value: unknown): string | undefined =>
@@ -139,21 +157,43 @@ function formatLocalIso(instant: Date, timezone: string, offset: string): string
   return `${part('year')}-${part('month')}-${part('day')}T${part('hour')}:${part('minute')}:${part('second')}${offset}`;
 }
 
+/**
+ * The formatted fields name whole seconds only (no fractional-second option), so within one second of the clock they
+ * are the same for a zone and locale: under load, calls in the same second reuse them instead of formatting again.
+ */
+let formattedSecond = Number.NaN;
+const formattedThisSecond = new Map<string, Pick<CurrentDatetimeResult, 'local' | 'localized' | 'offset'>>();
+
 export function describeInstant(instant: Date, timezone: string, locale: string): CurrentDatetimeResult {
   const zone = checkTimezone(timezone);
   const language = checkLocale(locale);
-  const offset = formatUtcOffset(instant, zone);
+  const second = Math.floor(instant.getTime() / 1000);
+  if (second !== formattedSecond) {
+    formattedSecond = second;
+    formattedThisSecond.clear();
+  }
+  const key = `${zone}\u0000${language}`;
+  let formatted = formattedThisSecond.get(key);
+  if (formatted === undefined) {
+    const offset = formatUtcOffset(instant, zone);
+    formatted = {
+      local: formatLocalIso(instant, zone, offset),
+      localized: cachedFormatter('localized', language, {
+        timeZone: zone,
+        dateStyle: 'full',
+        timeStyle: 'long',
+      }).format(instant),
+      offset,
+    };
+    if (formattedThisSecond.size < MAX_CACHED_FORMATTERS) formattedThisSecond.set(key, formatted);
+  }
   return {
     utc: instant.toISOString(),
-    local: formatLocalIso(instant, zone, offset),
-    localized: cachedFormatter('localized', language, {
-      timeZone: zone,
-      dateStyle: 'full',
-      timeStyle: 'long',
-    }).format(instant),
+    local: formatted.local,
+    localized: formatted.localized,
     timezone: zone,
     locale: language,
-    offset,
+    offset: formatted.offset,
   };
 }
 

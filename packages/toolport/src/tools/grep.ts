@@ -16,7 +16,7 @@ import {
 } from '../fs/fs-tool-settings.ts';
 import { anchorPrefix } from '../fs/report-path.ts';
 import { assertNotHardLinked } from '../fs/resolve-and-validate-path.ts';
-import { requiredLiteral } from '../fs/required-literal.ts';
+import { requiredLiterals } from '../fs/required-literal.ts';
 import { runScan } from '../fs/scan-pool.ts';
 import { describeScanStop, scanDeadlineMs } from '../fs/scan-stop-notice.ts';
 
@@ -107,12 +107,18 @@ export function compileGrepPattern(pattern: string, caseInsensitive: boolean): R
   }
 }
 
-/** The byte prefilter is case-sensitive: with caseInsensitive it is used only for a literal without letters. */
-function prefilterLiteral(pattern: string, caseInsensitive: boolean): string | undefined {
-  const literal = requiredLiteral(pattern);
-  if (literal === undefined || (caseInsensitive && literal.toLowerCase() !== literal.toUpperCase()))
+/**
+ * The byte prefilter is case-sensitive: with caseInsensitive it is used only when no literal has a letter.
+ * One literal per top-level alternative; a file is decoded only when one of them occurs in its bytes.
+ */
+function prefilterLiterals(pattern: string, caseInsensitive: boolean): string[] | undefined {
+  const literals = requiredLiterals(pattern);
+  if (
+    literals === undefined ||
+    (caseInsensitive && literals.some((literal) => literal.toLowerCase() !== literal.toUpperCase()))
+  )
     return undefined;
-  return literal;
+  return literals;
 }
 
 function compareMatches(left: GrepMatch, right: GrepMatch): number {
@@ -217,7 +223,7 @@ export const grepTool = defineTool<GrepArguments>({
         fileName: basename(root),
         regexSource: regex.source,
         regexFlags: regex.flags,
-        requiredLiteral: prefilterLiteral(args.pattern, args.caseInsensitive === true),
+        requiredLiterals: prefilterLiterals(args.pattern, args.caseInsensitive === true),
         fileGlob: args.glob,
         includeDotfiles,
         keepDotEntries: false,

@@ -44,16 +44,22 @@ afterAll(async () => {
 
 describe('FS-1 read_file text window', () => {
   it('counts lines with and without a final newline, keeps empty lines, and windows the end', () => {
-    expect(formatTextWindow('a\nb', 1, 10)).toMatchObject({ totalLines: 2, content: '     1\ta\n     2\tb' });
-    expect(formatTextWindow('a\n\nc\n', 2, 10)).toMatchObject({
+    expect(formatTextWindow(Buffer.from('a\nb'), 1, 10)).toMatchObject({
+      totalLines: 2,
+      content: '     1\ta\n     2\tb',
+    });
+    expect(formatTextWindow(Buffer.from('a\n\nc\n'), 2, 10)).toMatchObject({
       totalLines: 3,
       startLine: 2,
       endLine: 3,
       content: '     2\t\n     3\tc',
       truncated: false,
     });
-    expect(formatTextWindow('\n', 1, 1)).toMatchObject({ totalLines: 1, content: '     1\t' });
-    expect(formatTextWindow('x\ny\nz', 3, 5)).toMatchObject({ endLine: 3, content: '     3\tz' });
+    expect(formatTextWindow(Buffer.from('\n'), 1, 1)).toMatchObject({ totalLines: 1, content: '     1\t' });
+    expect(formatTextWindow(Buffer.from('x\ny\nz'), 3, 5)).toMatchObject({
+      endLine: 3,
+      content: '     3\tz',
+    });
   });
 });
 

@@ -6,7 +6,8 @@ import {
   PATH_POLICY_DEFAULTS,
   PATH_POLICY_DESCRIPTORS,
 } from '../fs/fs-tool-settings.ts';
-import { readCappedFile } from '../fs/read-capped-file.ts';
+import { countLineFeeds } from '../fs/count-line-feeds.ts';
+import { useCappedFile } from '../fs/read-capped-file.ts';
 
 /** The text the model reads. */
 export const READ_FILE_DESCRIPTION =
@@ -48,20 +49,23 @@ export interface ReadFileResult {
   notice?: string;
 }
 
-/** Lines of `text` (a final newline does not start another line), counted without splitting the whole file. */
-function countLines(text: string): number {
-  if (text === '') return 0;
-  let count = 0;
-  for (let index = text.indexOf('\n'); index !== -1; index = text.indexOf('\n', index + 1)) count += 1;
-  return text.endsWith('\n') ? count : count + 1;
+const LINE_FEED = 0x0a;
+/** `Uint8Array#indexOf` is a V8 builtin; Buffer's override crosses into C++ on every call (3× slower per line). */
+const indexOfByte = Uint8Array.prototype.indexOf;
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
+
+/** Lines of a file whose bytes hold `lineFeeds` 0x0A bytes (a final newline does not start another line). */
+function countLines(bytes: Uint8Array, lineFeeds: number): number {
+  if (bytes.length === 0) return 0;
+  return bytes[bytes.length - 1] === LINE_FEED ? lineFeeds : lineFeeds + 1;
 }
 
-/** Offset where line `lineNumber` (1-based) starts; `text.length` past the end. */
-function lineStartOffset(text: string, lineNumber: number): number {
-  let offset = 0;
-  for (let line = 1; line < lineNumber; line += 1) {
-    const newline = text.indexOf('\n', offset);
-    if (newline === -1) return text.length;
+/** Byte offset just past the `lines`-th line feed from `from`; `bytes.length` when there are fewer. */
+function skipLines(bytes: Uint8Array, from: number, lines: number): number {
+  let offset = from;
+  for (let line = 0; line < lines; line += 1) {
+    const newline = indexOfByte.call(bytes, LINE_FEED, offset);
+    if (newline === -1) return bytes.length;
     offset = newline + 1;
   }
   return offset;
@@ -72,13 +76,20 @@ function numberLine(lineNumber: number, line: string): string {
   return `${String(lineNumber).padStart(6, ' ')}\t${line}`;
 }
 
+/**
+ * The numbered window of a file's bytes. A 10 MiB file is never decoded whole: lines are counted on the bytes and
+ * only the window's lines are decoded (decoding stops and restarts cleanly at a line feed, so the window reads
+ * exactly as it would in the whole decoded text). Lines are counted on the bytes — a 0x0A byte decodes to '\n' and
+ * nothing else does (UTF-8 never uses it inside a sequence, and the decoder ends a broken sequence before it) — by
+ * the caller while reading when it can (`lineFeeds`).
+ */
 export function formatTextWindow(
-  text: string,
+  bytes: Uint8Array,
   startLine: number,
   maxLines: number,
+  lineFeeds: number = countLineFeeds(bytes),
 ): Pick<ReadFileResult, 'content' | 'totalLines' | 'startLine' | 'endLine' | 'truncated' | 'notice'> {
-  // A 10 MiB file is never split whole: lines are counted, and only the window is sliced out.
-  const totalLines = countLines(text);
+  const totalLines = countLines(bytes, lineFeeds);
   if (totalLines === 0) {
     if (startLine > 1) throw startLineError(startLine, 0);
     return { content: '', totalLines: 0, startLine: 1, endLine: 0, truncated: false };
@@ -89,7 +100,11 @@ export function formatTextWindow(
   let cutLines = 0;
   let endLine = startLine - 1;
   const lastWanted = Math.min(totalLines, startLine + maxLines - 1);
-  let offset = lineStartOffset(text, startLine);
+  const windowStart = skipLines(bytes, 0, startLine - 1);
+  const windowEnd =
+    lastWanted === totalLines ? bytes.length : skipLines(bytes, windowStart, lastWanted - startLine + 1);
+  const text = utf8.decode(bytes.subarray(windowStart, windowEnd));
+  let offset = 0;
   for (let lineNumber = startLine; lineNumber <= lastWanted; lineNumber += 1) {
     const newline = text.indexOf('\n', offset);
     const end = newline === -1 ? text.length : newline;
@@ -211,42 +226,60 @@ export const readFileTool = defineTool<ReadFileArguments>({
       );
     }
     const isText = view === 'text';
-    const file = await readCappedFile(resolved.realPath, {
-      capBytes: isText ? TEXT_VIEW_CAP_BYTES : BYTE_VIEW_CAP_BYTES,
-      capDescription: isText
-        ? 'the 10 MiB cap of the text view; use grep to find what you need in it'
-        : 'the 256 KiB cap of the byte views (hex, base64), which return the whole file and have no window',
-      ...(isText
-        ? {
-            binaryRefusal:
-              `${args.path} looks binary (a NUL byte in its first 8 KiB), so the text view refuses it. ` +
-              'Read it with view "hex" or view "base64" (whole file, up to 256 KiB).',
+    // The buffer is reused by the next large read: everything returned is decoded or encoded inside the callback.
+    const read = await useCappedFile(
+      resolved.realPath,
+      {
+        capBytes: isText ? TEXT_VIEW_CAP_BYTES : BYTE_VIEW_CAP_BYTES,
+        capDescription: isText
+          ? 'the 10 MiB cap of the text view; use grep to find what you need in it'
+          : 'the 256 KiB cap of the byte views (hex, base64), which return the whole file and have no window',
+        ...(isText
+          ? {
+              binaryRefusal:
+                `${args.path} looks binary (a NUL byte in its first 8 KiB), so the text view refuses it. ` +
+                'Read it with view "hex" or view "base64" (whole file, up to 256 KiB).',
+              countLineFeeds: true,
+            }
+          : {}),
+        policy,
+        displayPath: args.path,
+        signal: context.signal,
+      },
+      (file) => {
+        const common = { path: file.realPath, size: file.size, sha256: file.sha256 };
+        try {
+          let result: ReadFileResult;
+          if (isText) {
+            const startLine = args.startLine ?? 1;
+            const maxLines = args.maxLines ?? DEFAULT_MAX_LINES;
+            const { content, ...rest } = formatTextWindow(file.bytes, startLine, maxLines, file.lineFeeds);
+            result = { content, ...common, ...rest };
+          } else {
+            result = {
+              content: file.bytes.toString(view),
+              ...common,
+              totalLines: 0,
+              startLine: 0,
+              endLine: 0,
+              truncated: false,
+              view,
+            };
           }
-        : {}),
-      policy,
-      displayPath: args.path,
-      signal: context.signal,
-    });
-    // Recorded for a partial window too: the guard of write_file compares whole-file hashes (FS-1).
-    await getFreshnessLedger(context).recordHash(getFreshnessScope(context), file.realPath, file.sha256);
-    const common = { path: file.realPath, size: file.size, sha256: file.sha256 };
-    if (!isText) {
-      return {
-        content: file.bytes.toString(view),
-        ...common,
-        totalLines: 0,
-        startLine: 0,
-        endLine: 0,
-        truncated: false,
-        view,
-      };
-    }
-    const window = formatTextWindow(
-      new TextDecoder('utf-8', { ignoreBOM: true }).decode(file.bytes),
-      args.startLine ?? 1,
-      args.maxLines ?? DEFAULT_MAX_LINES,
+          return { common, result };
+        } catch (failure) {
+          return { common, failure };
+        }
+      },
     );
-    const { content, ...rest } = window;
-    return { content, ...common, ...rest };
+    // Recorded for a partial window, and for a startLine past the end too: the guard of write_file compares
+    // whole-file hashes (FS-1).
+    await getFreshnessLedger(context).recordHash(
+      getFreshnessScope(context),
+      read.common.path,
+      read.common.sha256,
+    );
+    if (read.result === undefined) throw read.failure;
+    return read.result;
   },
 });

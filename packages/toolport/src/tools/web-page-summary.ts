@@ -8,7 +8,6 @@ import {
   type ToolParameterDescriptor,
 } from '../core/tool-types.ts';
 import { decodeDocument, documentKindOf } from '../summaries/decode-document.ts';
-import { extractReadableText, normalizeParagraphs } from '../summaries/readable-text.ts';
 import { ROBOTS_USER_AGENT, RobotsPolicy } from '../summaries/robots-policy.ts';
 import { summarizeText } from '../summaries/summarize-text.ts';
 import { withBudget } from '../summaries/summary-budget.ts';
@@ -137,6 +136,8 @@ async function summarizeWebPage(
   const { text: decoded } = decodeDocument(page.response.body, page.response.headers['content-type'], {
     cut: page.response.truncated,
   });
+  // linkedom and Readability load on first use: every CLI command and server start registers this tool (issue 11).
+  const { extractReadableText, normalizeParagraphs } = await import('../summaries/readable-text.ts');
   const document =
     kind === 'text'
       ? { title: '', text: normalizeParagraphs(decoded) }

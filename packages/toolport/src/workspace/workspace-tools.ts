@@ -2,7 +2,7 @@ import { ToolportError } from '../core/errors.ts';
 import { getDefaultToolSettings, TIMEOUT_SECONDS_DESCRIPTOR } from '../core/settings-policy.ts';
 import { validateToolArguments } from '../core/tool-arguments.ts';
 import type { RegistryEntry } from '../core/tool-registry.ts';
-import type { RegisteredTool, ToolArguments } from '../core/tool-types.ts';
+import type { JsonSchema, RegisteredTool, ToolArguments } from '../core/tool-types.ts';
 import { DEFAULT_SCRIPT_MEMORY_LIMIT_MB } from './isolate-script-runner.ts';
 import {
   createWorkspaceScriptTool,
@@ -31,7 +31,21 @@ export function createWorkspaceToolEntries(
   }));
 }
 
-const noArguments = { type: 'object', properties: {}, additionalProperties: false };
+const noArguments = (): JsonSchema => ({ type: 'object', properties: {}, additionalProperties: false });
+const executeArguments = (): JsonSchema => ({
+  type: 'object',
+  properties: {
+    name: { type: 'string', description: 'The workspace tool to run.' },
+    args: { type: 'object', description: 'Arguments for the tool, matching its parameters schema.' },
+  },
+  required: ['name'],
+  additionalProperties: false,
+});
+
+/** The meta-tools' argument schemas (fixed text: listed for the build-time validators). */
+export function workspaceMetaToolParameters(): JsonSchema[] {
+  return [noArguments(), executeArguments()];
+}
 
 function metaTool(
   name: string,
@@ -80,7 +94,7 @@ export function createWorkspaceMetaTools(
       'GetWorkspaceTools',
       'Get workspace tools',
       "Lists the workspace's custom tools (tools.json) with their parameter schemas.",
-      noArguments,
+      noArguments(),
       async () => {
         await set.ensureLoaded();
         return listing();
@@ -91,15 +105,7 @@ export function createWorkspaceMetaTools(
       'ExecuteWorkspaceTool',
       'Execute a workspace tool',
       'Runs one of the workspace tools (see GetWorkspaceTools) with arguments matching its parameter schema.',
-      {
-        type: 'object',
-        properties: {
-          name: { type: 'string', description: 'The workspace tool to run.' },
-          args: { type: 'object', description: 'Arguments for the tool, matching its parameters schema.' },
-        },
-        required: ['name'],
-        additionalProperties: false,
-      },
+      executeArguments(),
       async (input, context) => {
         await set.ensureLoaded();
         const { name, args } = input as { name: string; args?: ToolArguments };
@@ -146,7 +152,7 @@ export function createWorkspaceMetaTools(
       'ReloadWorkspaceTools',
       'Reload workspace tools',
       'Re-reads tools.json after changes. An invalid file is rejected whole and the last good set stays.',
-      noArguments,
+      noArguments(),
       async () => {
         const report = await set.reload();
         if (!report.accepted) {

@@ -1,21 +1,11 @@
-import { toolFailure } from '../../core/execute-tool.ts';
-import {
-  TIMEOUT_SECONDS_DESCRIPTOR,
-  clampIntegerSetting,
-  getToolTimeoutMs,
-} from '../../core/settings-policy.ts';
+import { TIMEOUT_SECONDS_DESCRIPTOR } from '../../core/settings-policy.ts';
 import {
   defineTool,
-  type EffectiveToolSettings,
+  type JsonSchema,
   type RegisteredTool,
   type ToolParameterDescriptor,
-  type ToolServices,
 } from '../../core/tool-types.ts';
-import { buildChildEnvironment } from './build-child-environment.ts';
-import { resolveShellCwd } from './resolve-shell-cwd.ts';
-import { runShellCommand, type ShellCommandResult } from './run-shell-command.ts';
-import { defaultShellStateDirectory, recoverShellCallsOnce } from './shell-call-records.ts';
-import { detectShellSandbox, planShellSandbox, type ShellSandboxStatus } from './shell-sandbox.ts';
+import type { ShellCommandResult } from './run-shell-command.ts';
 
 /** Shared by the three tools' descriptions: what every shell call can rely on. */
 export function describeShellTool(invocation: string, filterHint = 'head, tail or grep'): string {
@@ -80,21 +70,22 @@ export interface ShellToolSpec {
   permissionSubject?: 'shell' | 'powershell';
 }
 
-interface ShellToolArguments {
+export interface ShellToolArguments {
   command: string;
   cwd?: string;
 }
 
-/** The sandbox status for a host: none when the host turned it off (`shellSandbox.enabled: false`). */
-async function sandboxStatusFor(services: ToolServices): Promise<ShellSandboxStatus> {
-  if (services.shellSandbox?.enabled === false)
-    return { available: false, reason: 'turned off by the host (shellSandbox.enabled: false)' };
-  return detectShellSandbox();
-}
-
-function allowlistFrom(settings: EffectiveToolSettings): string[] {
-  const value = settings.parameters.environmentAllowlist;
-  return Array.isArray(value) ? value.filter((entry): entry is string => typeof entry === 'string') : [];
+/** Every shell's argument schema (one per tool object; also listed for the build-time validators). */
+export function shellToolParameters(): JsonSchema {
+  return {
+    type: 'object',
+    properties: {
+      command: { type: 'string', minLength: 1, description: COMMAND_ARGUMENT_DESCRIPTION },
+      cwd: { type: 'string', description: CWD_ARGUMENT_DESCRIPTION },
+    },
+    required: ['command'],
+    additionalProperties: false,
+  };
 }
 
 /**
@@ -122,15 +113,7 @@ export function buildShellTool(spec: ShellToolSpec): RegisteredTool {
     definition: {
       name: spec.name,
       description: spec.description,
-      parameters: {
-        type: 'object',
-        properties: {
-          command: { type: 'string', minLength: 1, description: COMMAND_ARGUMENT_DESCRIPTION },
-          cwd: { type: 'string', description: CWD_ARGUMENT_DESCRIPTION },
-        },
-        required: ['command'],
-        additionalProperties: false,
-      },
+      parameters: shellToolParameters(),
     },
     settings: {
       title: spec.title,
@@ -151,42 +134,11 @@ export function buildShellTool(spec: ShellToolSpec): RegisteredTool {
     },
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
     permissionSubject: spec.permissionSubject ?? 'shell',
-    describeSandbox: async (services) => {
-      const status = await sandboxStatusFor(services);
-      return status.available ? { sandboxed: true } : { sandboxed: false, reason: status.reason };
-    },
-    async execute({ command, cwd }, context): Promise<ShellCommandResult> {
-      const directory = await resolveShellCwd(cwd, context);
-      const { settings, services } = context;
-      const stateDirectory = services.shellSandbox?.stateDirectory ?? defaultShellStateDirectory();
-      recoverShellCallsOnce(stateDirectory);
-      const sandbox = await planShellSandbox({
-        status: await sandboxStatusFor(services),
-        workingDirectory: context.workingDirectory,
-        services,
-      });
-      try {
-        return await runShellCommand({
-          interpreter: spec.interpreter,
-          args: spec.argsFor(command),
-          cwd: directory,
-          env: buildChildEnvironment(process.env, allowlistFrom(settings)),
-          timeoutMs: getToolTimeoutMs(settings) - SHELL_DEADLINE_MARGIN_MS,
-          maxOutputBytes: clampIntegerSetting(settings.parameters.maxOutputBytes, {
-            minimum: MAX_OUTPUT_BYTES_DESCRIPTOR.minimum,
-            maximum: MAX_OUTPUT_BYTES_DESCRIPTOR.maximum,
-            fallback: DEFAULT_MAX_OUTPUT_BYTES,
-          }),
-          signal: context.signal,
-          sandbox,
-          stateDirectory,
-        });
-      } catch (error) {
-        throw toolFailure(
-          `Could not start ${spec.name} (${spec.interpreter}): ${error instanceof Error ? error.message : String(error)}.`,
-          'execution_failed',
-        );
-      }
-    },
+    // The call's machinery (child_process, the sandbox, cgroups) loads on the first call or sandbox check, not with
+    // the registry: `toolport tools run grep` and `toolport mcp` never pay for it (issue 11 item 1).
+    describeSandbox: async (services) =>
+      (await import('./shell-tool-call.ts')).describeShellSandbox(services),
+    execute: async (args, context): Promise<ShellCommandResult> =>
+      (await import('./shell-tool-call.ts')).runShellToolCall(spec, args, context),
   });
 }
