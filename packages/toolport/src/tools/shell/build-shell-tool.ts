@@ -66,6 +66,8 @@ export interface ShellToolSpec {
   description: string;
   /** Settings screen title. */
   title: string;
+  /** Issue 16: permission patterns match each parsed simple command (`shell`, default) or the whole line. */
+  permissionSubject?: 'shell' | 'powershell';
 }
 
 export interface ShellToolArguments {
@@ -131,6 +133,7 @@ export function buildShellTool(spec: ShellToolSpec): RegisteredTool {
       ],
     },
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+    permissionSubject: spec.permissionSubject ?? 'shell',
     // The call's machinery (child_process, the sandbox, cgroups) loads on the first call or sandbox check, not with
     // the registry: `toolport tools run grep` and `toolport mcp` never pay for it (issue 11 item 1).
     describeSandbox: async (services) =>
