@@ -42,6 +42,8 @@ export type {
   ToolParameterDescriptor,
   ToolParameterType,
   ToolParameters,
+  ToolLogEntry,
+  ToolLogLevel,
   ToolProgress,
   ToolServices,
   ToolSettingsInput,

@@ -13,6 +13,7 @@ import type {
   EffectiveToolSettings,
   ToolContext,
   ToolMode,
+  ToolLogEntry,
   ToolProgress,
   ToolServices,
   ToolSettingsInput,
@@ -46,6 +47,8 @@ export interface ExecuteToolRequest {
   settingsOverrides?: ToolSettingsInput;
   agentPermissions?: AgentToolPermissions;
   onProgress?: (progress: ToolProgress) => void;
+  /** What the tool reports while it runs (`context.log`), redacted. */
+  onLog?: (entry: ToolLogEntry) => void;
   onPartialResult?: (partial: unknown) => void;
   /** AGENT-1: a sub-agent's stream events, forwarded inside this call (redacted like partial results). */
   onNestedEvent?: (event: NestedToolEvent) => void;
@@ -305,6 +308,8 @@ export async function executeTool(
   const onParentAbort = (): void => abortCall(new ToolCancelledReason(parentSignal?.reason));
   parentSignal?.addEventListener('abort', onParentAbort, { once: true });
 
+  // Progress and log lines after the outcome would reach a client after the response (MCP forbids late progress).
+  let settled = false;
   const context: ToolContext = {
     toolName,
     callId,
@@ -316,7 +321,16 @@ export async function executeTool(
     signal: controller.signal,
     settings,
     reportProgress: (progress) => {
-      if (abortReason === undefined) request.onProgress?.(progress);
+      if (abortReason !== undefined || settled || request.onProgress === undefined) return;
+      request.onProgress(
+        progress.message === undefined
+          ? progress
+          : { ...progress, message: redactSecretsInText(progress.message, secretsForCall) },
+      );
+    },
+    log: (level, message) => {
+      if (abortReason === undefined && !settled && request.onLog !== undefined)
+        request.onLog({ level, message: redactSecretsInText(String(message), secretsForCall) });
     },
     emitPartialResult: (partial) => {
       if (abortReason === undefined) request.onPartialResult?.(redactSecretsDeep(partial, secretsForCall));
@@ -344,6 +358,7 @@ export async function executeTool(
       logger.debug({ tool: toolName, error: String(error) }, 'tool execution failed');
     return finish({ ok: false, error: errorPayload(error) });
   } finally {
+    settled = true;
     toolDeadlines.cancel(deadline);
     parentSignal?.removeEventListener('abort', onParentAbort);
   }

@@ -12,6 +12,7 @@ import type {
   RegisteredTool,
   ToolDefinition,
   ToolMode,
+  ToolLogEntry,
   ToolProgress,
   ToolSettingsInput,
 } from './tool-types.ts';
@@ -38,6 +39,7 @@ export interface ToolCallRequest {
 export interface ToolCallOptions {
   signal?: AbortSignal;
   onProgress?: (progress: ToolProgress) => void;
+  onLog?: (entry: ToolLogEntry) => void;
   onPartialResult?: (partial: unknown) => void;
   onNestedEvent?: (event: NestedToolEvent) => void;
 }
@@ -124,6 +126,7 @@ export function createToolRuntime(options: CreateToolRuntimeOptions): ToolRuntim
           agentPermissions: options.agentPermissions,
           signal: callOptions.signal,
           onProgress: callOptions.onProgress,
+          onLog: callOptions.onLog,
           onPartialResult: callOptions.onPartialResult,
           onNestedEvent: callOptions.onNestedEvent,
           parentCallId: options.parentCallId,

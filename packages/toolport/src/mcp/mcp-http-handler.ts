@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
 import { createMcpServer, type McpCallCancellation } from './mcp-server.ts';
+import { createMcpLogLevelStore, type McpLogLevelStore } from './mcp-logging.ts';
 
 /** Who is calling, as the auth hook decided. The lead's hook maps a bearer token to a user. */
 export interface McpHttpPrincipal {
@@ -90,6 +91,15 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
     },
   });
 
+  // `logging/setLevel` arrives on its own request: the level is kept per user on this instance (in memory, like the
+  // cancellations above), so it applies to that user's later calls here.
+  const logLevels = new Map<string, McpLogLevelStore>();
+  const logLevelFor = (userId: string): McpLogLevelStore => {
+    let store = logLevels.get(userId);
+    if (store === undefined) logLevels.set(userId, (store = createMcpLogLevelStore()));
+    return store;
+  };
+
   return async (request, response, parsedBody) => {
     // DNS rebinding: a page on evil.example resolving to 127.0.0.1 still sends Host/Origin naming evil.example.
     const hostname = hostnameOf(request.headers.host ?? '');
@@ -131,6 +141,7 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
       const server = createMcpServer({
         runtime,
         cancellation: cancellationFor(principal.userId),
+        logLevel: logLevelFor(principal.userId),
         ...(options.serverInfo ? { serverInfo: options.serverInfo } : {}),
       });
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });

@@ -1,10 +1,11 @@
 import type { Readable, Writable } from 'node:stream';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
 import { toCallToolResult, toMcpTool, unknownToolMessage } from './mcp-tool-projection.ts';
+import { createMcpCallNotifier, createMcpLogLevelStore, isMcpLogLevel } from './mcp-logging.ts';
 
 /*
  * `toolport mcp`'s stdio server (MCP-2). It speaks the small part of MCP a tools-only server needs — initialize, ping,
- * tools/list, tools/call with progress, cancellation — directly over newline-delimited JSON-RPC, without loading the
+ * tools/list, tools/call with progress and logging (`mcp-logging.ts`), logging/setLevel, cancellation — directly over newline-delimited JSON-RPC, without loading the
  * SDK: the SDK's server module alone costs more start-up time than the 250 ms goal for the first tools/list answer.
  * Same projection as the SDK-based server (`mcp-tool-projection.ts`); conformance is tested with the official SDK
  * client and the MCP Inspector CLI. Anything else is "method not found", as for an SDK server without those
@@ -58,6 +59,7 @@ export function serveMcpOverStdio(options: ServeMcpStdioOptions): McpStdioServer
   const inFlight = new Map<RequestId, AbortController>();
   const running = new Set<Promise<void>>();
   let listing: unknown[] | undefined;
+  const logLevel = createMcpLogLevelStore();
   let buffered = '';
   let open = true;
 
@@ -76,29 +78,26 @@ export function serveMcpOverStdio(options: ServeMcpStdioOptions): McpStdioServer
     const progressToken =
       meta !== undefined && isRequestId(meta.progressToken) ? meta.progressToken : undefined;
     const controller = new AbortController();
+    const notifier = createMcpCallNotifier({
+      toolName: name,
+      progressToken,
+      logLevel,
+      send: (notification) => send({ jsonrpc: '2.0', ...notification }),
+    });
     inFlight.set(id, controller);
     try {
       const outcome = await runtime.execute(
         { toolName: name, arguments: params.arguments ?? {}, callId: `mcp-${String(id)}` },
-        {
-          signal: controller.signal,
-          onProgress:
-            progressToken === undefined
-              ? undefined
-              : (progress) =>
-                  send({
-                    jsonrpc: '2.0',
-                    method: 'notifications/progress',
-                    params: { progressToken, ...progress },
-                  }),
-        },
+        { signal: controller.signal, ...notifier.callOptions },
       );
+      notifier.finish();
       // A cancelled request gets no response (MCP cancellation).
       if (controller.signal.aborted) return;
       const result = toCallToolResult(outcome);
       if (result === undefined) fail(id, { code: INVALID_PARAMS, message: unknownToolMessage(name) });
       else reply(id, result);
     } finally {
+      notifier.finish();
       inFlight.delete(id);
     }
   }
@@ -111,9 +110,18 @@ export function serveMcpOverStdio(options: ServeMcpStdioOptions): McpStdioServer
           typeof requested === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(requested)
             ? requested
             : SUPPORTED_PROTOCOL_VERSIONS[0];
-        return reply(id, { protocolVersion, capabilities: { tools: { listChanged: false } }, serverInfo });
+        return reply(id, {
+          protocolVersion,
+          capabilities: { tools: { listChanged: false }, logging: {} },
+          serverInfo,
+        });
       }
       case 'ping':
+        return reply(id, {});
+      case 'logging/setLevel':
+        if (!isMcpLogLevel(params.level))
+          return fail(id, { code: INVALID_PARAMS, message: 'params.level must be an MCP log level.' });
+        logLevel.set(params.level);
         return reply(id, {});
       case 'tools/list':
         listing ??= runtime.tools.map(toMcpTool);

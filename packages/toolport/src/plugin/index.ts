@@ -7,6 +7,8 @@ export type {
   ToolAnnotations,
   ToolContext,
   ToolDefinition,
+  ToolLogEntry,
+  ToolLogLevel,
   ToolProgress,
 } from '../core/tool-types.ts';
 export { ToolArgumentError, ToolportError, isToolportError } from '../core/errors.ts';

@@ -79,7 +79,8 @@ function testRuntime(userId = 'u1'): ToolRuntime {
       execute: async (_args, context) => {
         for (let step = 1; step <= 3; step += 1) {
           context.reportProgress({ progress: step, total: 3, message: `step ${step}` });
-          await new Promise((resolve) => setTimeout(resolve, 5));
+          // Further apart than the progress throttle (100 ms), so every step is sent.
+          await new Promise((resolve) => setTimeout(resolve, 110));
         }
         return 'counted';
       },

@@ -23,6 +23,7 @@ export function shellContext(tool: RegisteredTool, options: ShellContextOptions 
     signal: options.signal ?? new AbortController().signal,
     settings: { enabled: true, parameters: { ...defaults.parameters, ...options.parameters } },
     reportProgress: () => {},
+    log: () => {},
     emitPartialResult: () => {},
     services: {},
     logger: silentLogger,

@@ -13,6 +13,7 @@ import {
 import { buildChildEnvironment } from './build-child-environment.ts';
 import { resolveShellCwd } from './resolve-shell-cwd.ts';
 import { runShellCommand, type ShellCommandResult } from './run-shell-command.ts';
+import { createShellOutputReporter } from './shell-output-reporter.ts';
 
 /** Shared by the three tools' descriptions: what every shell call can rely on. */
 export function describeShellTool(invocation: string, filterHint = 'head, tail or grep'): string {
@@ -140,6 +141,7 @@ export function buildShellTool(spec: ShellToolSpec): RegisteredTool {
     async execute({ command, cwd }, context): Promise<ShellCommandResult> {
       const directory = await resolveShellCwd(cwd, context);
       const { settings } = context;
+      const reporter = createShellOutputReporter(context);
       try {
         return await runShellCommand({
           interpreter: spec.interpreter,
@@ -153,12 +155,15 @@ export function buildShellTool(spec: ShellToolSpec): RegisteredTool {
             fallback: DEFAULT_MAX_OUTPUT_BYTES,
           }),
           signal: context.signal,
+          onOutput: reporter.onOutput,
         });
       } catch (error) {
         throw toolFailure(
           `Could not start ${spec.name} (${spec.interpreter}): ${error instanceof Error ? error.message : String(error)}.`,
           'execution_failed',
         );
+      } finally {
+        reporter.finish();
       }
     },
   });

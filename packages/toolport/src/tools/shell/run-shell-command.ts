@@ -33,6 +33,8 @@ export interface RunShellCommandOptions {
   maxOutputBytes: number;
   /** Cancellation. A reason named TimeoutError (executeTool's ToolTimeoutReason, AbortSignal.timeout) is a timeout. */
   signal?: AbortSignal;
+  /** Every chunk as it arrives, before the cap (for live progress and logs: `shell-output-reporter.ts`). */
+  onOutput?: (stream: 'stdout' | 'stderr', chunk: Buffer) => void;
 }
 
 /**
@@ -155,8 +157,15 @@ export function runShellCommand(options: RunShellCommandOptions): Promise<ShellC
       openStreams -= 1;
       if (openStreams === 0 && exit !== undefined) finish();
     };
-    child.stdout.on('data', (chunk: Buffer) => stdout.append(chunk));
-    child.stderr.on('data', (chunk: Buffer) => stderr.append(chunk));
+    const { onOutput } = options;
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout.append(chunk);
+      onOutput?.('stdout', chunk);
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr.append(chunk);
+      onOutput?.('stderr', chunk);
+    });
     child.stdout.on('close', onStreamClosed);
     child.stderr.on('close', onStreamClosed);
 
