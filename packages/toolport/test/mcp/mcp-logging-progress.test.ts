@@ -1,14 +1,11 @@
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   EmptyResultSchema,
   LoggingMessageNotificationSchema,
-  type JSONRPCMessage,
   type LoggingMessageNotification,
   type Progress,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -17,7 +14,7 @@ import { ToolRegistry } from '../../src/core/tool-registry.ts';
 import { createToolRuntime, type ToolRuntime } from '../../src/core/tool-runtime.ts';
 import { defineTool, TOOL_LOG_LEVELS, type ToolLogLevel } from '../../src/core/tool-types.ts';
 import { createMcpHttpHandler } from '../../src/mcp/mcp-http-handler.ts';
-import { serveMcpOverStdio } from '../../src/mcp/mcp-stdio-server.ts';
+import { pipeTransport } from '../support/mcp-pipe-transport.ts';
 import { createBashTool } from '../../src/tools/bash.ts';
 
 /*
@@ -57,32 +54,6 @@ function testRuntime(userId = 'u1'): ToolRuntime {
     userId,
     savedSettings: new Map([['bash', { enabled: true }]]),
   });
-}
-
-function pipeTransport(runtime: ToolRuntime): Transport {
-  const toServer = new PassThrough();
-  const fromServer = new PassThrough();
-  const server = serveMcpOverStdio({ runtime, input: toServer, output: fromServer });
-  const buffer = new ReadBuffer();
-  const transport: Transport = {
-    start: async () => {
-      fromServer.on('data', (chunk: Buffer) => {
-        buffer.append(chunk);
-        for (let message = buffer.readMessage(); message !== null; message = buffer.readMessage()) {
-          transport.onmessage?.(message);
-        }
-      });
-    },
-    send: async (message: JSONRPCMessage) => {
-      toServer.write(serializeMessage(message));
-    },
-    close: async () => {
-      toServer.end();
-      await server.closed;
-      transport.onclose?.();
-    },
-  };
-  return transport;
 }
 
 let httpServer: HttpServer;

@@ -4,15 +4,13 @@ import { createServer, request as httpRequest, type Server as HttpServer } from 
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { McpError, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolFailure } from '../../src/core/execute-tool.ts';
 import { ToolRegistry } from '../../src/core/tool-registry.ts';
@@ -20,7 +18,7 @@ import { createToolRuntime, type ToolRuntime } from '../../src/core/tool-runtime
 import { defineTool, type RegisteredTool } from '../../src/core/tool-types.ts';
 import { runCli } from '../../src/cli/main.ts';
 import { createMcpHttpHandler } from '../../src/mcp/mcp-http-handler.ts';
-import { serveMcpOverStdio } from '../../src/mcp/mcp-stdio-server.ts';
+import { pipeTransport } from '../support/mcp-pipe-transport.ts';
 
 const execFileAsync = promisify(execFile);
 const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -105,33 +103,6 @@ function testRuntime(userId = 'u1'): ToolRuntime {
     }),
   );
   return createToolRuntime({ entries: registry.listEntries(), userId });
-}
-
-/** The official SDK client on the lean stdio server, through in-memory pipes (same bytes as a real stdio pipe). */
-function pipeTransport(runtime: ToolRuntime): Transport {
-  const toServer = new PassThrough();
-  const fromServer = new PassThrough();
-  const server = serveMcpOverStdio({ runtime, input: toServer, output: fromServer });
-  const buffer = new ReadBuffer();
-  const transport: Transport = {
-    start: async () => {
-      fromServer.on('data', (chunk: Buffer) => {
-        buffer.append(chunk);
-        for (let message = buffer.readMessage(); message !== null; message = buffer.readMessage()) {
-          transport.onmessage?.(message);
-        }
-      });
-    },
-    send: async (message: JSONRPCMessage) => {
-      toServer.write(serializeMessage(message));
-    },
-    close: async () => {
-      toServer.end();
-      await server.closed;
-      transport.onclose?.();
-    },
-  };
-  return transport;
 }
 
 let httpServer: HttpServer;
