@@ -1,8 +1,4 @@
-import { createServer, type Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   EmptyResultSchema,
   LoggingMessageNotificationSchema,
@@ -13,8 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ToolRegistry } from '../../src/core/tool-registry.ts';
 import { createToolRuntime, type ToolRuntime } from '../../src/core/tool-runtime.ts';
 import { defineTool, TOOL_LOG_LEVELS, type ToolLogLevel } from '../../src/core/tool-types.ts';
-import { createMcpHttpHandler } from '../../src/mcp/mcp-http-handler.ts';
-import { pipeTransport } from '../support/mcp-pipe-transport.ts';
+import { useMcpTestTransports } from '../support/mcp-test-transports.ts';
 import { createBashTool } from '../../src/tools/bash.ts';
 
 /*
@@ -56,35 +51,9 @@ function testRuntime(userId = 'u1'): ToolRuntime {
   });
 }
 
-let httpServer: HttpServer;
-let httpUrl: URL;
-const TOKEN = 'logging-test-token';
+const mcp = useMcpTestTransports(testRuntime, 'logging-test-token');
 
-beforeAll(async () => {
-  const handler = createMcpHttpHandler({
-    authenticate: (request) =>
-      request.headers.authorization === `Bearer ${TOKEN}` ? { userId: 'u1' } : undefined,
-    getRuntime: (principal) => testRuntime(principal.userId),
-  });
-  httpServer = createServer((request, response) => void handler(request, response));
-  await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
-  httpUrl = new URL(`http://127.0.0.1:${(httpServer.address() as AddressInfo).port}/mcp`);
-});
-
-afterAll(async () => {
-  httpServer.closeAllConnections();
-  await new Promise((resolve) => httpServer.close(resolve));
-});
-
-const transports: Record<string, () => Transport> = {
-  'stdio (lean server)': () => pipeTransport(testRuntime()),
-  'Streamable HTTP (/mcp handler)': () =>
-    new StreamableHTTPClientTransport(httpUrl, {
-      requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
-    }),
-};
-
-for (const [label, makeTransport] of Object.entries(transports)) {
+for (const [label, makeTransport] of Object.entries(mcp.transports)) {
   describe(`MCP-2 logging and progress over ${label}`, () => {
     let client: Client;
     const messages: LoggingMessageNotification['params'][] = [];
