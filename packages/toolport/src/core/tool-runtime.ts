@@ -12,6 +12,7 @@ import type {
   RegisteredTool,
   ToolDefinition,
   ToolMode,
+  ToolLogEntry,
   ToolProgress,
   ToolServices,
   ToolSettingsInput,
@@ -39,6 +40,7 @@ export interface ToolCallRequest {
 export interface ToolCallOptions {
   signal?: AbortSignal;
   onProgress?: (progress: ToolProgress) => void;
+  onLog?: (entry: ToolLogEntry) => void;
   onPartialResult?: (partial: unknown) => void;
   onNestedEvent?: (event: NestedToolEvent) => void;
 }
@@ -128,6 +130,7 @@ export function createToolRuntime(options: CreateToolRuntimeOptions): ToolRuntim
           agentPermissions: options.agentPermissions,
           signal: callOptions.signal,
           onProgress: callOptions.onProgress,
+          onLog: callOptions.onLog,
           onPartialResult: callOptions.onPartialResult,
           onNestedEvent: callOptions.onNestedEvent,
           parentCallId: options.parentCallId,

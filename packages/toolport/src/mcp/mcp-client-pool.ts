@@ -1,4 +1,5 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -64,6 +65,11 @@ export interface McpClientPoolOptions {
   listTimeoutMs?: number;
   logger?: ToolportLogger;
   clientInfo?: { name: string; version: string };
+  /**
+   * OAuth for a remote server (MCP authorization): the SDK transport uses this provider's tokens, discovers the
+   * authorization server on a 401 and refreshes tokens itself. Undefined: static headers only.
+   */
+  authProviderFor?: (userId: string, config: McpServerConfig) => OAuthClientProvider | undefined;
   /** Called after a `tools/list_changed` notification refreshed a server's cached listing. */
   onToolsChanged?: (userId: string, serverId: string) => void;
 }
@@ -582,6 +588,7 @@ export class McpClientPool {
     const requestInit = headers === undefined ? undefined : { headers };
     const fetch = this.#options.fetch;
     const url = new URL(config.url);
+    const authProvider = this.#options.authProviderFor?.(connection.userId, config);
     if (kind === 'sse') {
       return new SSEClientTransport(url, {
         ...(requestInit === undefined ? {} : { requestInit }),
@@ -594,11 +601,13 @@ export class McpClientPool {
             }),
         },
         ...(fetch === undefined ? {} : { fetch }),
+        ...(authProvider === undefined ? {} : { authProvider }),
       });
     }
     return new StreamableHTTPClientTransport(url, {
       ...(requestInit === undefined ? {} : { requestInit }),
       ...(fetch === undefined ? {} : { fetch }),
+      ...(authProvider === undefined ? {} : { authProvider }),
     });
   }
 

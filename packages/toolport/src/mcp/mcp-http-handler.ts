@@ -15,6 +15,7 @@ import {
   type JsonRpcResponse,
   type McpToolsDispatcher,
 } from './mcp-tools-dispatcher.ts';
+import { createMcpLogLevelStore, type McpLogLevelStore } from './mcp-logging.ts';
 
 /** Who is calling, as the auth hook decided. The lead's hook maps a bearer token to a user. */
 export interface McpHttpPrincipal {
@@ -105,7 +106,7 @@ function headerValue(request: IncomingMessage, name: string): string {
  * behind a load balancer answers any POST (no session, no affinity, DB-1), and `getRuntime` is asked on each request
  * that needs tools, so a settings change applies from the next one (the endpoint caches runtimes per user and
  * invalidates them through the services). Requests are answered by the same SDK-free dispatcher as `toolport mcp`:
- * JSON, or an SSE stream when a call asked for progress. GET (the optional server-to-client stream) and DELETE
+ * JSON, or an SSE stream when a call asked for progress or sends a notification (a log line). GET (the optional server-to-client stream) and DELETE
  * (session end) are answered 405, as the transport allows for stateless servers.
  *
  * Fastify: `app.all('/mcp', async (request, reply) => { reply.hijack(); await handler(request.raw, reply.raw,
@@ -141,6 +142,15 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
         for (const controller of calls) controller.abort(new Error(reason ?? 'cancelled'));
     },
   });
+
+  // `logging/setLevel` arrives on its own request: the level is kept per user on this instance (in memory, like the
+  // cancellations above), so it applies to that user's later calls here.
+  const logLevels = new Map<string, McpLogLevelStore>();
+  const logLevelFor = (userId: string): McpLogLevelStore => {
+    let store = logLevels.get(userId);
+    if (store === undefined) logLevels.set(userId, (store = createMcpLogLevelStore()));
+    return store;
+  };
 
   // One dispatcher (and tools/list projection) per runtime object: a runtime the caller reuses is not re-projected.
   const dispatchers = new WeakMap<ToolRuntime, McpToolsDispatcher>();
@@ -209,10 +219,21 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
     const needsTools = requests.some(({ method }) => method === 'tools/list' || method === 'tools/call');
     const dispatch = dispatcherFor(needsTools ? await options.getRuntime(principal, request) : NO_TOOLS);
 
-    // A call that asked for progress needs a stream; anything else is answered as plain JSON.
-    const streaming = requests.some(
-      ({ method, params }) => method === 'tools/call' && progressTokenOf(params) !== undefined,
-    );
+    // A call that asked for progress gets a stream at once; any other answer is plain JSON unless a notification (a
+    // tool's log line) comes first, which turns the response into a stream then.
+    let streaming = false;
+    // Answers of a batch given before the stream started: they go first on the stream.
+    const answeredBeforeStream: JsonRpcResponse[] = [];
+    const startStream = (): void => {
+      if (streaming || response.headersSent) return;
+      streaming = true;
+      response.writeHead(200, {
+        'content-type': 'text/event-stream',
+        'cache-control': 'no-cache',
+        connection: 'keep-alive',
+      });
+      for (const answered of answeredBeforeStream.splice(0)) writeEvent(answered);
+    };
     const controllers = new Set<AbortController>();
     let finished = false;
     response.on('close', () => {
@@ -223,13 +244,15 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
     const writeEvent = (message: unknown): void => {
       if (!response.destroyed) response.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
     };
-    if (streaming) {
-      response.writeHead(200, {
-        'content-type': 'text/event-stream',
-        'cache-control': 'no-cache',
-        connection: 'keep-alive',
-      });
-    }
+    const notify = (message: unknown): void => {
+      startStream();
+      writeEvent(message);
+    };
+    if (
+      requests.some(({ method, params }) => method === 'tools/call' && progressTokenOf(params) !== undefined)
+    )
+      startStream();
+    const logLevel = logLevelFor(principal.userId);
     const responses = await Promise.all(
       requests.map(async ({ id, method, params }): Promise<JsonRpcResponse> => {
         const controller = new AbortController();
@@ -238,9 +261,11 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
         try {
           const answered = await dispatch(id, method, params, {
             signal: controller.signal,
-            notify: writeEvent,
+            notify,
+            logLevel,
           });
           if (streaming) writeEvent(answered);
+          else answeredBeforeStream.push(answered);
           return answered;
         } finally {
           untrack();

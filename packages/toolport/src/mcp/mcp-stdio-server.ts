@@ -10,11 +10,12 @@ import {
   type JsonRpcId as RequestId,
   type JsonRpcResponse,
 } from './mcp-tools-dispatcher.ts';
+import { createMcpLogLevelStore } from './mcp-logging.ts';
 
 /*
  * `toolport mcp`'s stdio server (MCP-2): newline-delimited JSON-RPC around the shared tools dispatcher
  * (`mcp-tools-dispatcher.ts`, also behind `/mcp`), without loading the SDK. Anything but initialize, ping,
- * tools/list and tools/call is "method not found", as for an SDK server without those capabilities.
+ * logging/setLevel, tools/list and tools/call is "method not found", as for an SDK server without those capabilities.
  */
 
 interface JsonRpcError {
@@ -59,6 +60,8 @@ export function serveMcpOverStdio(options: ServeMcpStdioOptions): McpStdioServer
   let initialized = false;
   const inFlight = new Map<RequestId, AbortController>();
   const running = new Set<Promise<void>>();
+  // One level per connection, kept across runtime replacements (a reload builds a new dispatcher).
+  const logLevel = createMcpLogLevelStore();
   let buffered = '';
   let open = true;
 
@@ -71,7 +74,7 @@ export function serveMcpOverStdio(options: ServeMcpStdioOptions): McpStdioServer
     const controller = new AbortController();
     if (method === 'tools/call') inFlight.set(id, controller);
     if (method === 'initialize') initialized = true;
-    const call = dispatch(id, method, params, { signal: controller.signal, notify: send })
+    const call = dispatch(id, method, params, { signal: controller.signal, notify: send, logLevel })
       .then((response: JsonRpcResponse) => {
         // A cancelled request gets no response (MCP cancellation).
         if (!controller.signal.aborted) send(response);

@@ -14,6 +14,7 @@ import {
 import { buildChildEnvironment } from './build-child-environment.ts';
 import { resolveShellCwd } from './resolve-shell-cwd.ts';
 import { runShellCommand, type ShellCommandResult } from './run-shell-command.ts';
+import { createShellOutputReporter } from './shell-output-reporter.ts';
 import { defaultShellStateDirectory, recoverShellCallsOnce } from './shell-call-records.ts';
 import { detectShellSandbox, planShellSandbox, type ShellSandboxStatus } from './shell-sandbox.ts';
 
@@ -162,6 +163,7 @@ export function buildShellTool(spec: ShellToolSpec): RegisteredTool {
         workingDirectory: context.workingDirectory,
         services,
       });
+      const reporter = createShellOutputReporter(context);
       try {
         return await runShellCommand({
           interpreter: spec.interpreter,
@@ -177,12 +179,15 @@ export function buildShellTool(spec: ShellToolSpec): RegisteredTool {
           signal: context.signal,
           sandbox,
           stateDirectory,
+          onOutput: reporter.onOutput,
         });
       } catch (error) {
         throw toolFailure(
           `Could not start ${spec.name} (${spec.interpreter}): ${error instanceof Error ? error.message : String(error)}.`,
           'execution_failed',
         );
+      } finally {
+        reporter.finish();
       }
     },
   });
