@@ -11,13 +11,34 @@ export interface McpOAuthState {
   clientInformation?: OAuthClientInformationMixed;
   codeVerifier?: string;
   discoveryState?: OAuthDiscoveryState;
+  /** The scope a server asked for when it last needed (re)authorization (step-up), for the next authorization. */
+  requiredScope?: string;
 }
+
+/**
+ * Thrown by a provider that must not start an interactive authorization itself (the client pool's, in a turn): the
+ * server needs the user to authorize it first. The pool reports the server as `needs_authorization`.
+ */
+export class McpAuthorizationRequiredError extends Error {
+  override readonly name = 'McpAuthorizationRequiredError';
+}
+
+/** True when `error` or one of its causes is an instance of one of `kinds`. */
+export function hasCause(error: unknown, kinds: ReadonlyArray<new (...args: never[]) => Error>): boolean {
+  for (let current = error, depth = 0; current instanceof Error && depth < 8; depth += 1) {
+    if (kinds.some((kind) => current instanceof kind)) return true;
+    current = current.cause;
+  }
+  return false;
+}
+
+export type McpOAuthClearScope = 'all' | 'client' | 'tokens' | 'verifier' | 'discovery';
 
 /** Where one user's state for one server lives (in memory for tests and the CLI; encrypted rows for the server). */
 export interface McpOAuthStore {
   load(): Promise<McpOAuthState>;
   save(update: Partial<McpOAuthState>): Promise<void>;
-  clear(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void>;
+  clear(scope: McpOAuthClearScope): Promise<void>;
 }
 
 export function createMemoryMcpOAuthStore(initial: McpOAuthState = {}): McpOAuthStore {

@@ -36,7 +36,7 @@ describe('AUTH-2 policy rules', () => {
     expect(mcpServerPolicyRefusal(DEFAULT_OPERATOR_POLICY, admin, stdio('sh'))).toBeUndefined();
     expect(mcpServerPolicyRefusal(DEFAULT_OPERATOR_POLICY, user, stdio('sh'))?.policyKey).toBe('mcp.stdio');
     const listed = withPolicy({
-      mcp: { stdio: 'users', stdioCommandAllowlist: ['/opt/mcp/fs-server'], remote: 'users' },
+      mcp: { stdio: 'users', stdioCommandAllowlist: ['/opt/mcp/fs-server'], remote: 'users', oauth: 'users' },
     });
     expect(mcpServerPolicyRefusal(listed, user, stdio('/opt/mcp/fs-server'))).toBeUndefined();
     expect(mcpServerPolicyRefusal(listed, user, stdio('fs-server'))?.policyKey).toBe(
@@ -50,7 +50,9 @@ describe('AUTH-2 policy rules', () => {
     expect(
       mcpServerPolicyRefusal(listed, user, stdio('/opt/mcp/fs-server', { API_BASE: 'x' })),
     ).toBeUndefined();
-    const nobody = withPolicy({ mcp: { stdio: 'none', stdioCommandAllowlist: [], remote: 'none' } });
+    const nobody = withPolicy({
+      mcp: { stdio: 'none', stdioCommandAllowlist: [], remote: 'none', oauth: 'none' },
+    });
     expect(mcpServerPolicyRefusal(nobody, admin, stdio('sh'))?.policyKey).toBe('mcp.stdio');
   });
 

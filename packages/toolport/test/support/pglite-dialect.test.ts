@@ -17,6 +17,7 @@ describe('DB-1 PGlite fallback dialect', () => {
         '0006-images',
         '0007-agent-delegation',
         '0008-workspace-trust',
+        '0011-mcp-oauth',
       ]);
       expect(await migrateDatabase(database)).toEqual([]);
       const repositories = createRepositories(database);

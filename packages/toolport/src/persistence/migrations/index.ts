@@ -6,6 +6,7 @@ import * as providerConfigsAndTranscripts from './0002-provider-configs-and-tran
 import * as images from './0006-images.ts';
 import * as agentDelegation from './0007-agent-delegation.ts';
 import * as workspaceTrust from './0008-workspace-trust.ts';
+import * as mcpOAuth from './0011-mcp-oauth.ts';
 
 interface EngineMigration {
   up(db: Kysely<unknown>, engine: DatabaseEngine): Promise<void>;
@@ -18,6 +19,8 @@ const MIGRATIONS: Record<string, EngineMigration> = {
   '0006-images': images,
   '0007-agent-delegation': agentDelegation,
   '0008-workspace-trust': workspaceTrust,
+  // 0009 and 0010 are taken by branches merged separately; names only need to sort in order.
+  '0011-mcp-oauth': mcpOAuth,
 };
 
 /** Static list (no folder scan), so the migrations work the same from `src/` and from the built `dist/`. */
