@@ -6,7 +6,7 @@ import { isToolportError } from '../core/errors.ts';
 import type { McpServerConfig } from '../mcp/mcp-server-config.ts';
 import { deniedChildEnvironmentNames } from './child-environment.ts';
 import { fileAccessFor } from './file-access.ts';
-import { mcpServerPolicyRefusal } from './mcp-server-access.ts';
+import { mcpOAuthPolicyRefusal, mcpServerPolicyRefusal } from './mcp-server-access.ts';
 import { DEFAULT_OPERATOR_POLICY, type OperatorPolicy } from './operator-policy.ts';
 import { assertWorkingDirectoryAllowed } from './workspace-roots.ts';
 
@@ -54,6 +54,24 @@ describe('AUTH-2 policy rules', () => {
       mcp: { stdio: 'none', stdioCommandAllowlist: [], remote: 'none', oauth: 'none' },
     });
     expect(mcpServerPolicyRefusal(nobody, admin, stdio('sh'))?.policyKey).toBe('mcp.stdio');
+  });
+
+  it('mcp.oauth: an oauth client in a remote config, and OAuth itself, follow the audience (users by default)', () => {
+    const remote = {
+      id: 'r',
+      name: 'notes',
+      enabled: true,
+      transport: 'http' as const,
+      url: 'https://mcp.example.test/mcp',
+      oauth: { clientId: 'c' },
+    };
+    expect(mcpServerPolicyRefusal(DEFAULT_OPERATOR_POLICY, user, remote)).toBeUndefined();
+    const admins = withPolicy({ mcp: { ...DEFAULT_OPERATOR_POLICY.mcp, oauth: 'admins' } });
+    expect(mcpServerPolicyRefusal(admins, user, remote)?.policyKey).toBe('mcp.oauth');
+    expect(mcpServerPolicyRefusal(admins, admin, remote)).toBeUndefined();
+    expect(mcpOAuthPolicyRefusal(admins, user, remote)?.message).toContain('admins only');
+    const { oauth: _oauth, ...plain } = remote;
+    expect(mcpServerPolicyRefusal(admins, user, plain)).toBeUndefined();
   });
 
   it('child environment: globs match case-insensitively, allowedNames exempt exact names', () => {
