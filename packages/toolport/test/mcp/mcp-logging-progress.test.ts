@@ -123,3 +123,38 @@ for (const [label, makeTransport] of Object.entries(mcp.transports)) {
     });
   });
 }
+
+describe('MCP-2 /mcp answers as JSON until a notification needs a stream', () => {
+  const post = (body: unknown) =>
+    fetch(mcp.url, {
+      method: 'POST',
+      headers: {
+        authorization: 'Bearer logging-test-token',
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify(body),
+    });
+
+  it('a batch whose tool logs becomes an SSE stream carrying every answer, the earlier ones included', async () => {
+    const response = await post([
+      { jsonrpc: '2.0', id: 1, method: 'ping' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'chatter', arguments: {} } },
+    ]);
+    expect(response.headers.get('content-type')).toContain('text/event-stream');
+    const events = (await response.text())
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => JSON.parse(line.slice('data: '.length)) as Record<string, unknown>);
+    expect(events.filter((event) => event.method === 'notifications/message').length).toBeGreaterThan(0);
+    expect(events.map((event) => event.id).filter((id) => id !== undefined)).toEqual(
+      expect.arrayContaining([1, 2]),
+    );
+  });
+
+  it('a call that logs nothing stays plain JSON', async () => {
+    const response = await post({ jsonrpc: '2.0', id: 3, method: 'ping' });
+    expect(response.headers.get('content-type')).toContain('application/json');
+    expect(await response.json()).toEqual({ jsonrpc: '2.0', id: 3, result: {} });
+  });
+});
