@@ -1,5 +1,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import {
+  extractWWWAuthenticateParams,
+  UnauthorizedError,
+  type OAuthClientProvider,
+} from '@modelcontextprotocol/sdk/client/auth.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -87,6 +91,11 @@ export interface McpClientPoolOptions {
    * the tokens meanwhile; `disconnect` retries at once). Default 30 s.
    */
   authorizationRetryMs?: number;
+  /**
+   * A server with an OAuth provider answered 403 `insufficient_scope` naming `scope` (step-up): called before the
+   * transport reacts, so the provider can tell a refresh (same scope) from the authorization the user must give.
+   */
+  onInsufficientScope?: (userId: string, config: McpServerConfig, scope: string) => Promise<void>;
   /** The hint in a `needs_authorization` status: how this user authorizes the server. */
   authorizationHint?: (config: McpServerConfig) => string;
   /** Called after a `tools/list_changed` notification refreshed a server's cached listing. */
@@ -627,9 +636,9 @@ export class McpClientPool {
     }
     const headers = await resolveSecretReferences(config.headers, secrets, 'The header');
     const requestInit = headers === undefined ? undefined : { headers };
-    const fetch = this.#options.fetch;
     const url = new URL(config.url);
     const authProvider = await this.#options.authProviderFor?.(connection.userId, config);
+    const fetch = authProvider === undefined ? this.#options.fetch : this.#scopeWatchingFetch(connection);
     if (kind === 'sse') {
       return new SSEClientTransport(url, {
         ...(requestInit === undefined ? {} : { requestInit }),
@@ -650,6 +659,23 @@ export class McpClientPool {
       ...(fetch === undefined ? {} : { fetch }),
       ...(authProvider === undefined ? {} : { authProvider }),
     });
+  }
+
+  /** The pool's fetch, telling `onInsufficientScope` about a step-up before the SDK transport sees the 403. */
+  #scopeWatchingFetch(connection: Connection): FetchLike | undefined {
+    const { fetch, onInsufficientScope } = this.#options;
+    if (onInsufficientScope === undefined) return fetch;
+    const base = fetch ?? globalThis.fetch;
+    return async (input, init) => {
+      const response = await base(input, init);
+      if (response.status === 403) {
+        const { error, scope } = extractWWWAuthenticateParams(response);
+        if (error === 'insufficient_scope' && scope !== undefined) {
+          await onInsufficientScope(connection.userId, connection.config, scope);
+        }
+      }
+      return response;
+    };
   }
 
   async #list(connection: Connection, client: Client): Promise<McpTool[]> {

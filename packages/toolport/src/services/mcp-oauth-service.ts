@@ -84,6 +84,16 @@ function remoteConfig(config: McpServerConfig): McpRemoteServerConfig {
   return config;
 }
 
+/** Whether a token's granted scope (space-separated; unknown when absent) includes every scope of `required`. */
+function scopeCovers(granted: string | undefined, required: string): boolean {
+  if (granted === undefined) return false;
+  const have = new Set(granted.split(' ').filter(Boolean));
+  return required
+    .split(' ')
+    .filter(Boolean)
+    .every((scope) => have.has(scope));
+}
+
 function hasStaticAuthorization(config: McpRemoteServerConfig): boolean {
   return Object.keys(config.headers ?? {}).some((name) => name.toLowerCase() === 'authorization');
 }
@@ -257,7 +267,23 @@ export class McpOAuthService {
       },
       // A turn never starts a flow, so it never needs a verifier.
       saveCodeVerifier: () => {},
+      // After a step-up the stored scope is not enough: no refresh (it keeps the scope), the user must authorize.
+      tokens: async () => {
+        const { tokens, requiredScope } = await store.load();
+        if (tokens === undefined || requiredScope === undefined || scopeCovers(tokens.scope, requiredScope))
+          return tokens;
+        const { refresh_token: _refresh, ...withoutRefresh } = tokens;
+        return withoutRefresh;
+      },
     };
+  }
+
+  /** A server asked for more scope than the user's tokens have (403 `insufficient_scope`): remembered for both flows. */
+  async noteRequiredScope(userId: string, serverId: string, scope: string): Promise<void> {
+    const store = this.#storeFor(userId, serverId);
+    const { tokens, requiredScope } = await store.load();
+    if (requiredScope === scope || scopeCovers(tokens?.scope, scope)) return;
+    await store.save({ requiredScope: scope });
   }
 
   // ---- the interactive flow -----------------------------------------------------------------------------------
@@ -332,7 +358,8 @@ export class McpOAuthService {
         authorizationUrl = url;
       },
     });
-    const scope = probe.scope ?? stored.requiredScope;
+    // A step-up's scope first (it is what the tools need now), else what the server's 401 names.
+    const scope = stored.requiredScope ?? probe.scope;
     let result;
     try {
       result = await auth(provider, {

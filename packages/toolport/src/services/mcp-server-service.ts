@@ -94,6 +94,7 @@ export class McpServerService {
         ? {}
         : {
             authProviderFor: (userId, config) => oauth.poolProvider(userId, config),
+            onInsufficientScope: (userId, config, scope) => oauth.noteRequiredScope(userId, config.id, scope),
             authorizationHint: (config) =>
               `authorize it in Settings → MCP (POST /api/mcp-servers/${config.id}/authorize) or with ` +
               `\`toolport mcp-servers authorize ${config.name} --user <you>\`.`,

@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_OPERATOR_POLICY, freezePolicy } from '../../src/policy/operator-policy.ts';
-import { OAUTH_SCOPE, startOAuthMcpServer, type OAuthMcpServer } from '../mcp/oauth-mcp-server.ts';
+import {
+  OAUTH_SCOPE,
+  OAUTH_WRITE_SCOPE,
+  startOAuthMcpServer,
+  type OAuthMcpServer,
+} from '../mcp/oauth-mcp-server.ts';
 import { createTestDatabase, TEST_ENGINES, type TestDatabaseTarget } from '../support/test-databases.ts';
 import { createTestUser, startTestServer, type TestServer } from '../support/test-server.ts';
 
@@ -238,6 +243,29 @@ describe.each(TEST_ENGINES)('MCP-1 OAuth for remote MCP servers on %s', (engine)
     await call(alice, 'GET', '/api/settings/tools');
     expect((await statusOf(alice, serverId)).state).toBe('needs_authorization');
     expect((await whoami(alice, 'forgetful_whoami')).status).toBe(404);
+  });
+
+  it('step-up: a tool needing more scope sends the user back to authorize, then works with the wider scope', async () => {
+    const serverId = await addServer(alice, 'journal');
+    await authorize(alice, serverId, 'alice-account');
+    expect((await whoami(alice, 'journal_whoami')).raw).toContain('account:alice-account');
+    const refreshesBefore = remote.tokenRequests.filter(
+      (request) => request.grant === 'refresh_token',
+    ).length;
+
+    // 403 insufficient_scope: a refresh cannot widen the scope, so the server needs the user, not a broken turn.
+    const refused = await whoami(alice, 'journal_write_note');
+    expect(refused.raw).toContain('needs authorization');
+    expect((await statusOf(alice, serverId)).state).toBe('needs_authorization');
+    expect(remote.tokenRequests.filter((request) => request.grant === 'refresh_token').length).toBe(
+      refreshesBefore,
+    );
+
+    // The next authorization asks for what the tool needs.
+    const { authorizationUrl } = await authorize(alice, serverId, 'alice-account');
+    expect(authorizationUrl.searchParams.get('scope')).toBe(`${OAUTH_SCOPE} ${OAUTH_WRITE_SCOPE}`);
+    const written = await whoami(alice, 'journal_write_note');
+    expect(written.raw).toContain(`written with ${OAUTH_SCOPE} ${OAUTH_WRITE_SCOPE}`);
   });
 
   it('uses a pre-registered client id and secret from the config (masked, sealed) instead of registering', async () => {

@@ -27,6 +27,8 @@ import type { OAuthClientInformationFull, OAuthTokens } from '@modelcontextproto
  */
 
 export const OAUTH_SCOPE = 'notes:read';
+/** What `write_note` needs on top: calling it with a read-only token is a step-up (403 insufficient_scope). */
+export const OAUTH_WRITE_SCOPE = 'notes:write';
 
 interface IssuedCode {
   clientId: string;
@@ -200,7 +202,7 @@ export async function startOAuthMcpServer(): Promise<OAuthMcpServer> {
       provider,
       issuerUrl: new URL(origin),
       resourceServerUrl: mcpUrl,
-      scopesSupported: [OAUTH_SCOPE],
+      scopesSupported: [OAUTH_SCOPE, OAUTH_WRITE_SCOPE],
       resourceName: 'notes (test)',
     }),
   );
@@ -209,21 +211,40 @@ export async function startOAuthMcpServer(): Promise<OAuthMcpServer> {
     requiredScopes: [OAUTH_SCOPE],
     resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl),
   });
-  app.post('/mcp', express.json(), bearer, async (request, response) => {
-    const auth = (request as unknown as { auth: AuthInfo }).auth;
-    state.acceptedTokens.push(auth.token);
-    const server = new McpServer({ name: 'notes', version: '1.0.0' });
-    server.registerTool('whoami', { description: 'The account this token belongs to' }, () => ({
-      content: [{ type: 'text', text: `account:${String(auth.extra?.account)}` }],
-    }));
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    response.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(request, response, request.body);
+  const writeBearer = requireBearerAuth({
+    verifier: provider,
+    requiredScopes: [OAUTH_SCOPE, OAUTH_WRITE_SCOPE],
+    resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl),
   });
+  const callsWriteNote = (body: unknown): boolean =>
+    typeof body === 'object' &&
+    body !== null &&
+    (body as { method?: unknown }).method === 'tools/call' &&
+    (body as { params?: { name?: unknown } }).params?.name === 'write_note';
+  app.post(
+    '/mcp',
+    express.json(),
+    (request, response, next) =>
+      (callsWriteNote(request.body) ? writeBearer : bearer)(request, response, next),
+    async (request, response) => {
+      const auth = (request as unknown as { auth: AuthInfo }).auth;
+      state.acceptedTokens.push(auth.token);
+      const server = new McpServer({ name: 'notes', version: '1.0.0' });
+      server.registerTool('whoami', { description: 'The account this token belongs to' }, () => ({
+        content: [{ type: 'text', text: `account:${String(auth.extra?.account)}` }],
+      }));
+      server.registerTool('write_note', { description: `Needs ${OAUTH_WRITE_SCOPE}` }, () => ({
+        content: [{ type: 'text', text: `written with ${auth.scopes.join(' ')}` }],
+      }));
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+      response.on('close', () => {
+        void transport.close();
+        void server.close();
+      });
+      await server.connect(transport);
+      await transport.handleRequest(request, response, request.body);
+    },
+  );
   app.all('/mcp', (_request, response) => {
     response.status(405).set('allow', 'POST').end();
   });
