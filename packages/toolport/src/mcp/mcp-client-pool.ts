@@ -569,6 +569,9 @@ export class McpClientPool {
           client = await attempt('streamable-http');
         } catch (streamableError) {
           if (isToolportError(streamableError) && streamableError.code === 'not_found') throw streamableError;
+          // A server that asked for authorization speaks Streamable HTTP: the legacy SSE fallback would only bury
+          // needs_authorization under its own 405.
+          if (hasCause(streamableError, AUTHORIZATION_REQUIRED)) throw streamableError;
           try {
             client = await attempt('sse');
           } catch (sseError) {
