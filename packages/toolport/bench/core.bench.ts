@@ -47,6 +47,7 @@ function directContext(tool: RegisteredTool): ToolContext {
     signal: new AbortController().signal,
     settings: getDefaultToolSettings(tool),
     reportProgress: () => {},
+    log: () => {},
     emitPartialResult: () => {},
     services: {},
     logger: silentLogger,

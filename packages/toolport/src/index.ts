@@ -44,6 +44,8 @@ export type {
   ToolParameterType,
   ToolParameterValidator,
   ToolParameters,
+  ToolLogEntry,
+  ToolLogLevel,
   ToolProgress,
   ToolServices,
   ShellSandboxOptions,

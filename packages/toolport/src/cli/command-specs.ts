@@ -203,6 +203,22 @@ export const NET_CHECK_SPEC = {
   ],
 } as const satisfies CommandSpec;
 
+export const MCP_SERVERS_AUTHORIZE_SPEC = {
+  name: 'mcp-servers authorize',
+  positionals: '<name>',
+  summary:
+    "authorize a stored user's remote MCP server with OAuth (prints the URL; a loopback callback completes it)",
+  flags: {
+    user: { type: 'string', value: 'NAME', description: 'whose server it is (default admin)' },
+    ...DATABASE_FLAGS,
+  },
+  notes: [
+    'Open the printed URL in a browser; the authorization server returns to http://127.0.0.1:<port>/callback on this',
+    'machine, and the tokens are stored encrypted for that user and server. Exit 0 authorized, 1 refused or failed,',
+    '2 bad usage, 130 interrupted. Requests to the authorization server follow TOOLPORT_OUTBOUND_ALLOW (NET-1).',
+  ],
+} as const satisfies CommandSpec;
+
 export const COMMAND_SPECS: readonly CommandSpec[] = [
   TOOLS_LIST_SPEC,
   TOOLS_RUN_SPEC,
@@ -211,6 +227,7 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
   SERVE_SPEC,
   USER_CREATE_SPEC,
   NET_CHECK_SPEC,
+  MCP_SERVERS_AUTHORIZE_SPEC,
 ];
 
 export function commandSpec(name: string): CommandSpec {

@@ -49,6 +49,8 @@ const COMMANDS: Record<string, CommandHandler> = {
   'net check': async (argv, io) => (await import('./net-check-command.ts')).runNetCheckCommand(argv, io),
   'user create': async (argv, io) =>
     (await import('./user-create-command.ts')).runUserCreateCommand(argv, io),
+  'mcp-servers authorize': async (argv, io, signal) =>
+    (await import('./mcp-servers-authorize-command.ts')).runMcpServersAuthorizeCommand(argv, io, signal),
 };
 
 function findCommand(argv: string[]): { name: string; handler: CommandHandler; rest: string[] } | undefined {

@@ -151,6 +151,10 @@ async function serve(
         },
         // IMG-1: generated images live in the database (the services' default), so every instance serves them.
         ...(providerKeysFromEnvironment(io.env) ? { providerKeyEnvironment: io.env } : {}),
+        // MCP-1 OAuth: behind a proxy, the origin browsers reach this server at (callbacks, client metadata).
+        ...(nonEmpty(io.env.TOOLPORT_PUBLIC_URL) === undefined
+          ? {}
+          : { mcp: { publicUrl: nonEmpty(io.env.TOOLPORT_PUBLIC_URL)! } }),
       });
       // `/mcp` answers only to the names this server is reached by (DNS-rebinding protection).
       const mcpEndpoint = createMcpEndpointPlugin({
@@ -294,4 +298,8 @@ function jsonLineLogger(io: CliIo): ToolportLogger {
 /** The SQLite file a `sqlite:` database URL names (it may live outside the data directory). */
 function sqliteFileOf(databaseUrl: string): string[] {
   return databaseUrl.startsWith('sqlite:') ? [resolve(databaseUrl.slice('sqlite:'.length))] : [];
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
 }

@@ -298,6 +298,34 @@ describe('CORE-6 executeTool', () => {
     ).toBe('bad key ***');
   });
 
+  it('redacts secret values from log lines and progress messages, and drops both after the call', async () => {
+    const secrets = {
+      getSecret: async () => 'sk-live-123456',
+      listSecretValues: async () => ['sk-live-123456'],
+    };
+    let late: (() => void) | undefined;
+    const chatty = registryWith(
+      makeFivePropertyTool(async (_args, context) => {
+        context.log('warning', 'using key sk-live-123456');
+        context.reportProgress({ progress: 1, message: 'sent sk-live-123456' });
+        late = () => {
+          context.log('info', 'after the end');
+          context.reportProgress({ progress: 2 });
+        };
+        return 'ok';
+      }),
+    );
+    const logs: unknown[] = [];
+    const progress: unknown[] = [];
+    await executeTool(
+      { ...base(), onLog: (entry) => logs.push(entry), onProgress: (update) => progress.push(update) },
+      { registry: chatty, services: { secrets } },
+    );
+    late?.();
+    expect(logs).toEqual([{ level: 'warning', message: 'using key ***' }]);
+    expect(progress).toEqual([{ progress: 1, message: 'sent ***' }]);
+  });
+
   it('redacts secret values from the structured result and from partial results too', async () => {
     const secrets = { getSecret: async () => undefined, listSecretValues: async () => ['sk-live-123456'] };
     const registry = registryWith(

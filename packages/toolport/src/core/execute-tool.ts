@@ -15,6 +15,7 @@ import type {
   EffectiveToolSettings,
   ToolContext,
   ToolMode,
+  ToolLogEntry,
   ToolProgress,
   ToolServices,
   ToolSettingsInput,
@@ -48,6 +49,8 @@ export interface ExecuteToolRequest {
   settingsOverrides?: ToolSettingsInput;
   agentPermissions?: AgentToolPermissions;
   onProgress?: (progress: ToolProgress) => void;
+  /** What the tool reports while it runs (`context.log`), redacted. */
+  onLog?: (entry: ToolLogEntry) => void;
   onPartialResult?: (partial: unknown) => void;
   /** AGENT-1: a sub-agent's stream events, forwarded inside this call (redacted like partial results). */
   onNestedEvent?: (event: NestedToolEvent) => void;
@@ -347,6 +350,8 @@ export async function executeTool(
   const onParentAbort = (): void => abortCall(new ToolCancelledReason(parentSignal?.reason));
   parentSignal?.addEventListener('abort', onParentAbort, { once: true });
 
+  // Progress and log lines after the outcome would reach a client after the response (MCP forbids late progress).
+  let settled = false;
   const context: ToolContext = {
     toolName,
     callId,
@@ -358,12 +363,20 @@ export async function executeTool(
     signal: controller.signal,
     settings,
     reportProgress: (progress) => {
-      if (abortReason !== undefined) return;
-      request.onProgress?.(
+      if (abortReason !== undefined || settled || request.onProgress === undefined) return;
+      request.onProgress(
         secretsForCall.length > 0 && progress.message !== undefined
           ? { ...progress, message: getSecretRedactor(secretsForCall).redact(progress.message) }
           : progress,
       );
+    },
+    log: (level, message) => {
+      if (abortReason !== undefined || settled || request.onLog === undefined) return;
+      const text = String(message);
+      request.onLog({
+        level,
+        message: secretsForCall.length > 0 ? getSecretRedactor(secretsForCall).redact(text) : text,
+      });
     },
     emitPartialResult: (partial) => {
       if (abortReason === undefined) request.onPartialResult?.(redactSecretsDeep(partial, secretsForCall));
@@ -398,6 +411,7 @@ export async function executeTool(
       toolLogger.debug({ tool: toolName, error: String(error) }, 'tool execution failed');
     return finish({ ok: false, error: errorPayload(error) });
   } finally {
+    settled = true;
     toolDeadlines.cancel(deadline);
     clearTimeout(graceTimer);
     parentSignal?.removeEventListener('abort', onParentAbort);

@@ -13,6 +13,7 @@ import type {
   RegisteredTool,
   ToolDefinition,
   ToolMode,
+  ToolLogEntry,
   ToolProgress,
   ToolServices,
   ToolSettingsInput,
@@ -40,6 +41,7 @@ export interface ToolCallRequest {
 export interface ToolCallOptions {
   signal?: AbortSignal;
   onProgress?: (progress: ToolProgress) => void;
+  onLog?: (entry: ToolLogEntry) => void;
   onPartialResult?: (partial: unknown) => void;
   onNestedEvent?: (event: NestedToolEvent) => void;
   /** Issue 16: who answers this call's `ask` (the agent loop emits `approval_requested` first). */
@@ -135,6 +137,7 @@ export function createToolRuntime(options: CreateToolRuntimeOptions): ToolRuntim
           agentPermissions: options.agentPermissions,
           signal: callOptions.signal,
           onProgress: callOptions.onProgress,
+          onLog: callOptions.onLog,
           onPartialResult: callOptions.onPartialResult,
           onNestedEvent: callOptions.onNestedEvent,
           parentCallId: options.parentCallId,

@@ -86,6 +86,35 @@ export interface ToolProgress {
   message?: string;
 }
 
+/** MCP's (RFC 5424's) log levels, least severe first. */
+export const TOOL_LOG_LEVELS = [
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+] as const;
+
+export type ToolLogLevel = (typeof TOOL_LOG_LEVELS)[number];
+
+/**
+ * A level as `console` or opencode's plugin API names it (`log`, `warn`) as an MCP level; anything unknown is `info`.
+ * Used where a tool's own logging joins `ToolContext.log` (code tools, workspace scripts).
+ */
+export function toToolLogLevel(level: string): ToolLogLevel {
+  if (level === 'warn') return 'warning';
+  return (TOOL_LOG_LEVELS as readonly string[]).includes(level) ? (level as ToolLogLevel) : 'info';
+}
+
+/** One thing a tool reports while it runs (a shell's stderr line, a code tool's `context.log`), for MCP clients. */
+export interface ToolLogEntry {
+  level: ToolLogLevel;
+  message: string;
+}
+
 /** SPEC PATH-1/FS-1: per chat (or session), real path → sha256 of the whole file at its last read or write. */
 export interface FreshnessLedger {
   getRecordedHash(scope: string, realPath: string): Promise<string | undefined>;
@@ -279,6 +308,11 @@ export interface ToolContext {
   settings: EffectiveToolSettings;
   /** Progress for MCP clients and the UI. */
   reportProgress(progress: ToolProgress): void;
+  /**
+   * What the tool reports while it runs, for whoever runs the call (MCP `notifications/message`). Redacted like
+   * results; dropped after the call ended. Not the server log: that is `logger`.
+   */
+  log(level: ToolLogLevel, message: string): void;
   /** A partial result streamed before the final one (generate_image sends one per image). */
   emitPartialResult(partial: unknown): void;
   /**

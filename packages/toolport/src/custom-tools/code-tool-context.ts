@@ -3,7 +3,11 @@ import { dirname, join, resolve } from 'node:path';
 import { toolFailure } from '../core/execute-tool.ts';
 import { ToolportError } from '../core/errors.ts';
 import { clampIntegerSetting, getToolTimeoutMs } from '../core/settings-policy.ts';
-import type { ToolContext as RuntimeToolContext, ToolProgress } from '../core/tool-types.ts';
+import {
+  toToolLogLevel,
+  type ToolContext as RuntimeToolContext,
+  type ToolProgress,
+} from '../core/tool-types.ts';
 import type { ToolContext, ToolRunOptions, ToolRunResult } from '../plugin/index.ts';
 import {
   DEFAULT_MAX_OUTPUT_BYTES,
@@ -89,8 +93,18 @@ export function createCodeToolContext(context: RuntimeToolContext, workspace: st
     abort: context.signal,
     run: (command, args = [], options = {}) => runProgram(context, directory, command, args, options),
     log: (level, message) => {
-      const write = context.logger[level] ?? context.logger.info;
-      write.call(context.logger, fields, String(message));
+      const text = String(message);
+      const mcpLevel = toToolLogLevel(String(level));
+      const write =
+        mcpLevel === 'debug'
+          ? context.logger.debug
+          : mcpLevel === 'info' || mcpLevel === 'notice'
+            ? context.logger.info
+            : mcpLevel === 'warning'
+              ? context.logger.warn
+              : context.logger.error;
+      write.call(context.logger, fields, text);
+      context.log(mcpLevel, text);
     },
     progress: (done, total, message) => {
       const progress: ToolProgress = { progress: done };

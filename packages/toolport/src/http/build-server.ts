@@ -15,6 +15,7 @@ import { registerChatTurnRoutes } from './routes/chat-turn-routes.ts';
 import { registerCustomToolRoutes } from './routes/custom-tool-routes.ts';
 import { registerHealthRoutes } from './routes/health-routes.ts';
 import { registerImageRoutes } from './routes/image-routes.ts';
+import { registerMcpOAuthRoutes } from './routes/mcp-oauth-routes.ts';
 import { registerMcpServerRoutes } from './routes/mcp-server-routes.ts';
 import { registerPolicyRoutes } from './routes/policy-routes.ts';
 import { registerProviderRoutes } from './routes/provider-routes.ts';
@@ -67,8 +68,8 @@ URL:</p>
 </body></html>
 `;
 
-/** Credentials that may travel in a query string; their values never reach the request log. */
-const SECRET_QUERY_PARAMETERS = /([?&](?:token|access_token|api_key|apikey|key)=)[^&#]*/gi;
+/** Credentials that may travel in a query string (OAuth callbacks: code, state); never in the request log. */
+const SECRET_QUERY_PARAMETERS = /([?&](?:token|access_token|api_key|apikey|key|code|state)=)[^&#]*/gi;
 
 function serializeRequestForLog(request: {
   method: string;
@@ -141,6 +142,7 @@ export async function buildServer(options: BuildServerOptions): Promise<Toolport
   registerCustomToolRoutes(app, options.services);
   registerSummaryToolRoutes(app, options.services, shutdown.signal);
   registerMcpServerRoutes(app, options.services);
+  registerMcpOAuthRoutes(app, options.services);
   registerCapabilityRoutes(app, options.services, shutdown.signal);
   registerProviderRoutes(app, options.services);
   registerChatTurnRoutes(app, options.services, shutdown.signal);

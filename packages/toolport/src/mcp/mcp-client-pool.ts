@@ -1,4 +1,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  extractWWWAuthenticateParams,
+  UnauthorizedError,
+  type OAuthClientProvider,
+} from '@modelcontextprotocol/sdk/client/auth.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -15,10 +20,19 @@ import { silentLogger } from '../core/logger.ts';
 import type { RegistryEntry } from '../core/tool-registry.ts';
 import type { SecretReader, ToolProgress, ToolportLogger } from '../core/tool-types.ts';
 import { getMcpCallTimeoutMs, type McpServerConfig } from './mcp-server-config.ts';
+import { hasCause, McpAuthorizationRequiredError } from './mcp-oauth-provider.ts';
 import { createMcpToolEntries } from './mcp-tool-entries.ts';
 import { resolveSecretReferences } from './resolve-secret-references.ts';
 
-export type McpConnectionState = 'disabled' | 'idle' | 'connecting' | 'connected' | 'failed' | 'closed';
+export type McpConnectionState =
+  | 'disabled'
+  | 'idle'
+  | 'connecting'
+  | 'connected'
+  | 'failed'
+  | 'closed'
+  /** A remote server that answered 401 and has no usable OAuth tokens for this user: they must authorize it. */
+  | 'needs_authorization';
 
 /** The status view of one server (Settings → MCP): connected or not, last error, tool count, last listing time. */
 export interface McpServerStatus {
@@ -64,6 +78,26 @@ export interface McpClientPoolOptions {
   listTimeoutMs?: number;
   logger?: ToolportLogger;
   clientInfo?: { name: string; version: string };
+  /**
+   * OAuth for a remote server (MCP authorization): the SDK transport uses this provider's tokens, discovers the
+   * authorization server on a 401 and refreshes tokens itself. Undefined: static headers only.
+   */
+  authProviderFor?: (
+    userId: string,
+    config: McpServerConfig,
+  ) => OAuthClientProvider | undefined | Promise<OAuthClientProvider | undefined>;
+  /**
+   * After a server said it needs authorization: how long before the next attempt (another instance may have stored
+   * the tokens meanwhile; `disconnect` retries at once). Default 30 s.
+   */
+  authorizationRetryMs?: number;
+  /**
+   * A server with an OAuth provider answered 403 `insufficient_scope` naming `scope` (step-up): called before the
+   * transport reacts, so the provider can tell a refresh (same scope) from the authorization the user must give.
+   */
+  onInsufficientScope?: (userId: string, config: McpServerConfig, scope: string) => Promise<void>;
+  /** The hint in a `needs_authorization` status: how this user authorizes the server. */
+  authorizationHint?: (config: McpServerConfig) => string;
   /** Called after a `tools/list_changed` notification refreshed a server's cached listing. */
   onToolsChanged?: (userId: string, serverId: string) => void;
 }
@@ -123,6 +157,9 @@ const DEFAULT_LISTING_WAIT_MS = 1_500;
 const DEFAULT_RETRY_DELAY_MS = 1_000;
 const DEFAULT_MAX_RETRY_DELAY_MS = 5 * 60_000;
 const MAX_LIST_PAGES = 100;
+const DEFAULT_AUTHORIZATION_RETRY_MS = 30_000;
+/** What the SDK transport or toolport's provider throws when only the user can unblock the server. */
+const AUTHORIZATION_REQUIRED = [UnauthorizedError, McpAuthorizationRequiredError];
 
 function connectionKey(userId: string, serverId: string): string {
   return `${userId}\u0000${serverId}`;
@@ -281,6 +318,12 @@ export class McpClientPool {
         this.#recordError(connection, failure.message);
         throw failure;
       }
+      if (hasCause(error, AUTHORIZATION_REQUIRED)) {
+        // The tokens stopped working mid-session (revoked, refresh refused): the user must authorize again.
+        const message = this.#needsAuthorizationMessage(config);
+        this.#markNeedsAuthorization(connection, message);
+        throw new ToolportError('execution_failed', message, { details: { server: config.name } });
+      }
       const closed = error instanceof McpError && error.code === McpErrorCode.ConnectionClosed;
       const message = closed
         ? `The MCP server ${config.name} closed the connection during ${toolName}${this.#stderrHint(connection)}. ` +
@@ -415,6 +458,13 @@ export class McpClientPool {
   #throwIfBackingOff(connection: Connection): void {
     const remainingMs = this.#backoffRemainingMs(connection);
     if (remainingMs === 0) return;
+    if (connection.state === 'needs_authorization') {
+      throw new ToolportError(
+        'execution_failed',
+        connection.lastError?.message ?? this.#needsAuthorizationMessage(connection.config),
+        { details: { server: connection.config.name } },
+      );
+    }
     throw new ToolportError(
       'execution_failed',
       `The MCP server ${connection.config.name} is unavailable (${connection.lastError?.message ?? 'it failed'}); ` +
@@ -519,6 +569,9 @@ export class McpClientPool {
           client = await attempt('streamable-http');
         } catch (streamableError) {
           if (isToolportError(streamableError) && streamableError.code === 'not_found') throw streamableError;
+          // A server that asked for authorization speaks Streamable HTTP: the legacy SSE fallback would only bury
+          // needs_authorization under its own 405.
+          if (hasCause(streamableError, AUTHORIZATION_REQUIRED)) throw streamableError;
           try {
             client = await attempt('sse');
           } catch (sseError) {
@@ -540,6 +593,12 @@ export class McpClientPool {
       connection.connectCount += 1;
       return client;
     } catch (error) {
+      if (hasCause(error, AUTHORIZATION_REQUIRED)) {
+        // Not a failure of the server: the user has to authorize it (never an error that breaks a turn).
+        const message = this.#needsAuthorizationMessage(config);
+        if (connection.generation === generation) this.#markNeedsAuthorization(connection, message);
+        throw new ToolportError('execution_failed', message, { details: { server: config.name } });
+      }
       const message = isToolportError(error)
         ? error.message
         : `Could not connect to the MCP server ${config.name}: ${messageOf(error)}${this.#stderrHint(connection)}`;
@@ -580,8 +639,9 @@ export class McpClientPool {
     }
     const headers = await resolveSecretReferences(config.headers, secrets, 'The header');
     const requestInit = headers === undefined ? undefined : { headers };
-    const fetch = this.#options.fetch;
     const url = new URL(config.url);
+    const authProvider = await this.#options.authProviderFor?.(connection.userId, config);
+    const fetch = authProvider === undefined ? this.#options.fetch : this.#scopeWatchingFetch(connection);
     if (kind === 'sse') {
       return new SSEClientTransport(url, {
         ...(requestInit === undefined ? {} : { requestInit }),
@@ -594,12 +654,31 @@ export class McpClientPool {
             }),
         },
         ...(fetch === undefined ? {} : { fetch }),
+        ...(authProvider === undefined ? {} : { authProvider }),
       });
     }
     return new StreamableHTTPClientTransport(url, {
       ...(requestInit === undefined ? {} : { requestInit }),
       ...(fetch === undefined ? {} : { fetch }),
+      ...(authProvider === undefined ? {} : { authProvider }),
     });
+  }
+
+  /** The pool's fetch, telling `onInsufficientScope` about a step-up before the SDK transport sees the 403. */
+  #scopeWatchingFetch(connection: Connection): FetchLike | undefined {
+    const { fetch, onInsufficientScope } = this.#options;
+    if (onInsufficientScope === undefined) return fetch;
+    const base = fetch ?? globalThis.fetch;
+    return async (input, init) => {
+      const response = await base(input, init);
+      if (response.status === 403) {
+        const { error, scope } = extractWWWAuthenticateParams(response);
+        if (error === 'insufficient_scope' && scope !== undefined) {
+          await onInsufficientScope(connection.userId, connection.config, scope);
+        }
+      }
+      return response;
+    };
   }
 
   async #list(connection: Connection, client: Client): Promise<McpTool[]> {
@@ -622,6 +701,11 @@ export class McpClientPool {
       connection.retryAt = undefined;
       return tools;
     } catch (error) {
+      if (hasCause(error, AUTHORIZATION_REQUIRED)) {
+        const message = this.#needsAuthorizationMessage(config);
+        this.#markNeedsAuthorization(connection, message);
+        throw new ToolportError('execution_failed', message, { details: { server: config.name } });
+      }
       const message = `Listing the tools of the MCP server ${config.name} failed: ${messageOf(error)}`;
       this.#recordFailure(connection, message);
       throw new ToolportError('execution_failed', message, {
@@ -648,6 +732,19 @@ export class McpClientPool {
       // A connect in flight sees the new generation, closes its own client and rejects.
       await connecting.catch(() => {});
     }
+  }
+
+  #needsAuthorizationMessage(config: McpServerConfig): string {
+    const hint = this.#options.authorizationHint?.(config);
+    return `The MCP server ${config.name} needs authorization${hint === undefined ? '.' : `: ${hint}`}`;
+  }
+
+  /** No tools and no retries until `authorizationRetryMs` passed or the connection is reset (`disconnect`). */
+  #markNeedsAuthorization(connection: Connection, message: string): void {
+    void this.#closeClient(connection, 'needs_authorization');
+    connection.retryAt = Date.now() + (this.#options.authorizationRetryMs ?? DEFAULT_AUTHORIZATION_RETRY_MS);
+    connection.lastError = { message, at: new Date() };
+    this.#logger.info({ server: connection.config.name }, 'mcp server needs authorization');
   }
 
   #recordError(connection: Connection, message: string): void {

@@ -17,6 +17,7 @@ import {
   type JsonRpcResponse,
   type McpToolsDispatcher,
 } from './mcp-tools-dispatcher.ts';
+import { createMcpLogLevelStore, type McpLogLevelStore } from './mcp-logging.ts';
 
 /** Who is calling, as the auth hook decided. The lead's hook maps a bearer token to a user. */
 export interface McpHttpPrincipal {
@@ -129,10 +130,10 @@ function headerValue(request: IncomingMessage, name: string): string {
  * behind a load balancer answers any POST (no session, no affinity, DB-1), and `getRuntime` is asked on each request
  * that needs tools, so a settings change applies from the next one (the endpoint caches runtimes per user and
  * invalidates them through the services). Requests are answered by the same SDK-free dispatcher as `toolport mcp`:
- * JSON, or an SSE stream when a call asked for progress. GET opens the optional server-to-client stream when the host
- * gives `watchTools` (it carries `notifications/tools/list_changed`; it holds no session, so any instance can serve
- * it), and is answered 405 otherwise; DELETE (session end) is answered 405, as the transport allows for stateless
- * servers.
+ * JSON, or an SSE stream when a call asked for progress, sends a notification (a log line) or elicits an approval.
+ * GET opens the optional server-to-client stream when the host gives `watchTools` (it carries
+ * `notifications/tools/list_changed`; it holds no session, so any instance can serve it), and is answered 405
+ * otherwise; DELETE (session end) is answered 405, as the transport allows for stateless servers.
  *
  * Fastify: `app.all('/mcp', async (request, reply) => { reply.hijack(); await handler(request.raw, reply.raw,
  * request.body); })`.
@@ -177,6 +178,15 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
         for (const controller of calls) controller.abort(new Error(reason ?? 'cancelled'));
     },
   });
+
+  // `logging/setLevel` arrives on its own request: the level is kept per user on this instance (in memory, like the
+  // cancellations above), so it applies to that user's later calls here.
+  const logLevels = new Map<string, McpLogLevelStore>();
+  const logLevelFor = (userId: string): McpLogLevelStore => {
+    let store = logLevels.get(userId);
+    if (store === undefined) logLevels.set(userId, (store = createMcpLogLevelStore()));
+    return store;
+  };
 
   // One dispatcher (and tools/list projection) per runtime object: a runtime the caller reuses is not re-projected.
   const dispatchers = new WeakMap<ToolRuntime, McpToolsDispatcher>();
@@ -252,8 +262,8 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
     const needsTools = requests.some(({ method }) => method === 'tools/list' || method === 'tools/call');
     const dispatch = dispatcherFor(needsTools ? await options.getRuntime(principal, request) : NO_TOOLS);
 
-    // A call that asked for progress needs a stream, and so does one that elicits an approval (issue 16, started
-    // when it asks); anything else is answered as plain JSON.
+    // A call that asked for progress gets a stream at once; any other answer is plain JSON unless a notification (a
+    // tool's log line) or an elicitation (issue 16, when the call asks) comes first, which turns it into a stream then.
     const controllers = new Set<AbortController>();
     let finished = false;
     let streaming = false;
@@ -265,9 +275,10 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
     const writeEvent = (message: unknown): void => {
       if (!response.destroyed) response.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
     };
+    // Answers of a batch given before the stream started: they go first on the stream.
     const unwritten: JsonRpcResponse[] = [];
     const startStream = (): void => {
-      if (streaming) return;
+      if (streaming || response.headersSent) return;
       streaming = true;
       response.writeHead(200, {
         'content-type': 'text/event-stream',
@@ -275,6 +286,10 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
         connection: 'keep-alive',
       });
       for (const answered of unwritten.splice(0)) writeEvent(answered);
+    };
+    const notify = (message: unknown): void => {
+      startStream();
+      writeEvent(message);
     };
     if (
       requests.some(({ method, params }) => method === 'tools/call' && progressTokenOf(params) !== undefined)
@@ -286,6 +301,7 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
           return clientRequests.request(principal.userId, 'elicitation/create', params, signal, writeEvent);
         }
       : undefined;
+    const logLevel = logLevelFor(principal.userId);
     const responses = await Promise.all(
       requests.map(async ({ id, method, params }): Promise<JsonRpcResponse> => {
         const controller = new AbortController();
@@ -294,7 +310,8 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
         try {
           const answered = await dispatch(id, method, params, {
             signal: controller.signal,
-            notify: writeEvent,
+            notify,
+            logLevel,
             ...(elicit === undefined ? {} : { elicit }),
           });
           if (streaming) writeEvent(answered);

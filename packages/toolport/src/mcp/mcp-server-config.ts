@@ -41,6 +41,21 @@ export interface McpRemoteServerConfig extends McpServerConfigBase {
   url: string;
   protocol?: McpRemoteProtocol;
   headers?: Record<string, string>;
+  /** MCP authorization (OAuth 2.1): a client registered with the authorization server in advance, and scopes. */
+  oauth?: McpOAuthClientConfig;
+}
+
+/**
+ * Optional: without it, toolport registers itself (client ID metadata document, else dynamic registration) and takes
+ * scopes from the server's `WWW-Authenticate` or `scopes_supported`.
+ */
+export interface McpOAuthClientConfig {
+  /** A pre-registered client id. */
+  clientId?: string;
+  /** Its secret, for a confidential client: a credential (sealed at rest, `***` in responses). */
+  clientSecret?: string;
+  /** Space-separated scopes to ask for when the server names none. */
+  scope?: string;
 }
 
 export const DEFAULT_MCP_CALL_TIMEOUT_SECONDS = 60;
@@ -108,6 +123,27 @@ function readSeconds(
     throw invalid(field, `must be an integer from ${min} to ${max}.`);
   }
   return value;
+}
+
+const OAUTH_FIELDS = ['clientId', 'clientSecret', 'scope'] as const;
+
+function readOAuthClient(input: Record<string, unknown>): McpOAuthClientConfig | undefined {
+  const value = input.oauth;
+  if (value === undefined || value === null) return undefined;
+  if (!isRecord(value)) throw invalid('oauth', 'must be an object with clientId, clientSecret and scope.');
+  const unknown = Object.keys(value).filter((key) => !(OAUTH_FIELDS as readonly string[]).includes(key));
+  if (unknown.length > 0) throw invalid(`oauth.${unknown[0]}`, 'is not a known field.');
+  const oauth: McpOAuthClientConfig = {};
+  for (const field of OAUTH_FIELDS) {
+    const entry = value[field];
+    if (entry === undefined || entry === null || entry === '') continue;
+    if (typeof entry !== 'string') throw invalid(`oauth.${field}`, 'must be a string.');
+    oauth[field] = entry;
+  }
+  if (oauth.clientSecret !== undefined && oauth.clientId === undefined) {
+    throw invalid('oauth.clientId', 'is required with oauth.clientSecret.');
+  }
+  return Object.keys(oauth).length === 0 ? undefined : oauth;
 }
 
 /**
@@ -179,22 +215,27 @@ export function parseMcpServerConfig(input: unknown): McpServerConfig {
       throw invalid('protocol', `must be one of ${REMOTE_PROTOCOLS.join(', ')}.`);
     }
     const headers = readStringMap(input, 'headers', HEADER_NAME_PATTERN, 'HTTP header');
+    const oauth = readOAuthClient(input);
     return {
       ...base,
       transport,
       url,
       protocol: protocol as McpRemoteProtocol,
       ...(headers === undefined ? {} : { headers }),
+      ...(oauth === undefined ? {} : { oauth }),
     };
   }
   throw invalid('transport', 'must be "stdio" or "http".');
 }
 
-/** Where an MCP server config keeps credentials: every header (remote) or environment (stdio) value. */
+/**
+ * Where an MCP server config keeps credentials: every header and the OAuth client secret (remote), every environment
+ * value (stdio).
+ */
 export function mcpCredentialLayout(transport: McpServerConfig['transport'] | string): CredentialLayout {
   return transport === 'stdio'
     ? { kind: 'mcp-server', values: [], maps: ['env'], redactedKeys: CREDENTIAL_LIKE_ENV_NAME }
-    : { kind: 'mcp-server', values: [], maps: ['headers'] };
+    : { kind: 'mcp-server', values: [['oauth', 'clientSecret']], maps: ['headers'] };
 }
 
 /** Environment names that carry credentials; their literal values are redacted from every result. */
@@ -218,7 +259,9 @@ export function redactMcpServerConfig(config: McpServerConfig): McpServerConfig 
 export function applyRedactedValues(next: McpServerConfig, stored: McpServerConfig): McpServerConfig {
   const layout = mcpCredentialLayout(next.transport);
   const previous =
-    stored.transport === next.transport ? stored : { ...stored, headers: undefined, env: undefined };
+    stored.transport === next.transport
+      ? stored
+      : { ...stored, headers: undefined, env: undefined, oauth: undefined };
   return restoreMaskedCredentials(
     next as unknown as Record<string, unknown>,
     previous as unknown as Record<string, unknown>,

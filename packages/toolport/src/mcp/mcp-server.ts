@@ -5,14 +5,17 @@ import {
   ElicitResultSchema,
   ErrorCode as McpErrorCode,
   ListToolsRequestSchema,
+  SetLevelRequestSchema,
   type CallToolResult,
   type RequestId,
+  type ServerNotification,
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ApproveCallback } from '../core/tool-approval.ts';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
 import { askThroughElicitation } from './mcp-approval.ts';
 import { toCallToolResult, toMcpTool, unknownToolMessage } from './mcp-tool-projection.ts';
+import { createMcpCallNotifier, createMcpLogLevelStore, type McpLogLevelStore } from './mcp-logging.ts';
 
 export interface CreateMcpServerOptions {
   /** The tools to serve: the calling user's enabled tools (`createToolRuntime` / `getEnabledToolRuntime`). */
@@ -29,6 +32,11 @@ export interface CreateMcpServerOptions {
    * client's `initialize`. Without it, the capabilities of this connection's `initialize` decide.
    */
   clientCanElicit?: boolean;
+  /**
+   * Where `logging/setLevel` keeps the level, for stateless transports where the call comes on a later request than
+   * the setLevel (the `/mcp` handler keeps one per user). Default: one per server.
+   */
+  logLevel?: McpLogLevelStore;
 }
 
 export interface McpCallCancellation {
@@ -55,11 +63,18 @@ export const DEFAULT_MCP_SERVER_INFO = { name: 'toolport', version: '0.1.0' } as
 export function createMcpServer(options: CreateMcpServerOptions): Server {
   const { runtime } = options;
   const server = new Server(options.serverInfo ?? DEFAULT_MCP_SERVER_INFO, {
-    capabilities: { tools: { listChanged: false } },
+    capabilities: { tools: { listChanged: false }, logging: {} },
     ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
   });
   const byName = new Set(runtime.tools.map((tool) => tool.definition.name));
   let listing: McpTool[] | undefined;
+  const logLevel = options.logLevel ?? createMcpLogLevelStore();
+
+  // Replaces the SDK's own handler, which keeps the level per transport session: a stateless server has none.
+  server.setRequestHandler(SetLevelRequestSchema, (request) => {
+    logLevel.set(request.params.level);
+    return {};
+  });
 
   server.setRequestHandler(ListToolsRequestSchema, () => {
     listing ??= runtime.tools.map(toMcpTool);
@@ -97,6 +112,15 @@ export function createMcpServer(options: CreateMcpServerOptions): Server {
         signal,
       );
     };
+    // Notifications go through `extra`, so over Streamable HTTP they travel on this call's own response stream.
+    const notifier = createMcpCallNotifier({
+      toolName: name,
+      progressToken,
+      logLevel,
+      send: (notification) => {
+        void extra.sendNotification(notification as ServerNotification).catch(() => {});
+      },
+    });
     const outcome = await runtime
       .execute(
         {
@@ -104,23 +128,12 @@ export function createMcpServer(options: CreateMcpServerOptions): Server {
           arguments: request.params.arguments ?? {},
           callId: `mcp-${String(extra.requestId)}`,
         },
-        {
-          signal,
-          approve,
-          onProgress:
-            progressToken === undefined
-              ? undefined
-              : (progress) => {
-                  void extra
-                    .sendNotification({
-                      method: 'notifications/progress',
-                      params: { progressToken, ...progress },
-                    })
-                    .catch(() => {});
-                },
-        },
+        { signal, approve, ...notifier.callOptions },
       )
-      .finally(() => untrack?.());
+      .finally(() => {
+        notifier.finish();
+        untrack?.();
+      });
     return toCallToolResult(outcome);
   });
   if (options.cancellation !== undefined) {

@@ -13,11 +13,12 @@ import {
   type JsonRpcResponse,
 } from './mcp-tools-dispatcher.ts';
 import { createCoalescedLineWriter } from './coalesced-line-writer.ts';
+import { createMcpLogLevelStore } from './mcp-logging.ts';
 
 /*
  * `toolport mcp`'s stdio server (MCP-2): newline-delimited JSON-RPC around the shared tools dispatcher
  * (`mcp-tools-dispatcher.ts`, also behind `/mcp`), without loading the SDK. Anything but initialize, ping,
- * tools/list and tools/call is "method not found", as for an SDK server without those capabilities.
+ * logging/setLevel, tools/list and tools/call is "method not found", as for an SDK server without those capabilities.
  */
 
 interface JsonRpcError {
@@ -65,6 +66,8 @@ export function serveMcpOverStdio(options: ServeMcpStdioOptions): McpStdioServer
   let initialized = false;
   const inFlight = new Map<RequestId, AbortController>();
   const running = new Set<Promise<void>>();
+  // One level per connection, kept across runtime replacements (a reload builds a new dispatcher).
+  const logLevel = createMcpLogLevelStore();
   let buffered = '';
   let open = true;
   // Issue 16: whether the client's initialize declared elicitation, and our requests waiting for its answers.
@@ -89,6 +92,7 @@ export function serveMcpOverStdio(options: ServeMcpStdioOptions): McpStdioServer
     const call = dispatch(id, method, params, {
       signal: controller.signal,
       notify: send,
+      logLevel,
       ...(clientCanElicit ? { elicit } : {}),
     })
       .then((response: JsonRpcResponse) => {

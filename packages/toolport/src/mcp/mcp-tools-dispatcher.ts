@@ -1,11 +1,17 @@
 import type { ApprovalRequest, ApproveCallback } from '../core/tool-approval.ts';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
-import type { ToolProgress } from '../core/tool-types.ts';
 import { askThroughElicitation } from './mcp-approval.ts';
+import {
+  createMcpCallNotifier,
+  createMcpLogLevelStore,
+  isMcpLogLevel,
+  type McpLogLevelStore,
+} from './mcp-logging.ts';
 import { toCallToolResult, toMcpTool, unknownToolMessage } from './mcp-tool-projection.ts';
 
 /*
- * The part of MCP a tools-only server speaks — initialize, ping, tools/list, tools/call with progress — as one
+ * The part of MCP a tools-only server speaks — initialize, ping, logging/setLevel, tools/list, tools/call with
+ * progress and log notifications (`mcp-logging.ts`) — as one
  * transport-free function, shared by `toolport mcp` (newline-delimited JSON-RPC on stdio) and `/mcp` (Streamable
  * HTTP). No SDK at run time: the SDK's server module alone costs more start-up than `toolport mcp`'s budget, and
  * building an SDK server per stateless HTTP request costs more than the call. Conformance is tested with the official
@@ -34,13 +40,21 @@ export interface JsonRpcResponse {
 export interface McpDispatchContext {
   /** Aborts the call (client cancellation, session or connection end). */
   signal: AbortSignal;
-  /** Sends a notification to the client (progress); called only for a request with a `progressToken`. */
+  /**
+   * Sends a notification to the client during a tools/call: `notifications/progress` (only for a request with a
+   * `progressToken`, throttled) and `notifications/message` (what the tool logs, at or above the client's level).
+   */
   notify(message: JsonObject): void;
   /**
    * Issue 16: sends a server-to-client request (`elicitation/create`) and resolves with the client's result. Present
    * only when the client declared the elicitation capability; without it an `ask` call is denied with a message.
    */
   elicit?: (params: JsonObject, signal: AbortSignal) => Promise<unknown>;
+  /**
+   * Where `logging/setLevel` keeps the client's level. A stateless transport passes one per user (the setLevel comes
+   * on an earlier request than the call); without it the dispatcher keeps one of its own.
+   */
+  logLevel?: McpLogLevelStore;
 }
 
 export interface McpToolsDispatcherOptions {
@@ -83,6 +97,7 @@ export function createMcpToolsDispatcher(options: McpToolsDispatcherOptions): Mc
   const serverInfo = options.serverInfo ?? { name: 'toolport', version: '0.1.0' };
   const enabled = new Set(runtime.tools.map((tool) => tool.definition.name));
   let listing: unknown[] | undefined;
+  const ownLogLevel = createMcpLogLevelStore();
   const reply = (id: JsonRpcId, result: unknown): JsonRpcResponse => ({ jsonrpc: '2.0', id, result });
 
   async function callTool(id: JsonRpcId, params: JsonObject, context: McpDispatchContext) {
@@ -91,16 +106,12 @@ export function createMcpToolsDispatcher(options: McpToolsDispatcherOptions): Mc
       return jsonRpcError(id, JSON_RPC_INVALID_PARAMS, 'params.name must be a string.');
     // Only an unknown or disabled tool is a protocol error; every outcome of a tool that ran is a result.
     if (!enabled.has(name)) return jsonRpcError(id, JSON_RPC_INVALID_PARAMS, unknownToolMessage(name));
-    const progressToken = progressTokenOf(params);
-    const onProgress =
-      progressToken === undefined
-        ? undefined
-        : (progress: ToolProgress) =>
-            context.notify({
-              jsonrpc: '2.0',
-              method: 'notifications/progress',
-              params: { progressToken, ...progress },
-            });
+    const notifier = createMcpCallNotifier({
+      toolName: name,
+      progressToken: progressTokenOf(params),
+      logLevel: context.logLevel ?? ownLogLevel,
+      send: (notification) => context.notify({ jsonrpc: '2.0', ...notification }),
+    });
     // Issue 16: a call a rule marks `ask` is put to the human through the client's elicitation, never run unasked.
     const approve: ApproveCallback = async (request) => {
       const decision = await askThroughElicitation(request, context.elicit, context.signal);
@@ -108,10 +119,13 @@ export function createMcpToolsDispatcher(options: McpToolsDispatcherOptions): Mc
         await options.rememberAlways?.(request);
       return decision;
     };
-    const outcome = await runtime.execute(
-      { toolName: name, arguments: params.arguments ?? {}, callId: `mcp-${String(id)}` },
-      { signal: context.signal, approve, ...(onProgress === undefined ? {} : { onProgress }) },
-    );
+    const outcome = await runtime
+      .execute(
+        { toolName: name, arguments: params.arguments ?? {}, callId: `mcp-${String(id)}` },
+        { signal: context.signal, approve, ...notifier.callOptions },
+      )
+      // The held-back progress goes out before the result (MCP: no progress after the response).
+      .finally(() => notifier.finish());
     return reply(id, toCallToolResult(outcome));
   }
 
@@ -126,12 +140,17 @@ export function createMcpToolsDispatcher(options: McpToolsDispatcherOptions): Mc
               : SUPPORTED_MCP_PROTOCOL_VERSIONS[0];
           return reply(id, {
             protocolVersion,
-            capabilities: { tools: { listChanged: options.listChanged === true } },
+            capabilities: { tools: { listChanged: options.listChanged === true }, logging: {} },
             serverInfo,
             ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
           });
         }
         case 'ping':
+          return reply(id, {});
+        case 'logging/setLevel':
+          if (!isMcpLogLevel(params.level))
+            return jsonRpcError(id, JSON_RPC_INVALID_PARAMS, 'params.level must be an MCP log level.');
+          (context.logLevel ?? ownLogLevel).set(params.level);
           return reply(id, {});
         case 'tools/list':
           listing ??= runtime.tools.map(toMcpTool);

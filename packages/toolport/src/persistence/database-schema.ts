@@ -196,6 +196,26 @@ export interface WorkspaceTrustTable {
   updated_at: string;
 }
 
+/** MCP-1 OAuth (0011): one user's sealed OAuth state for one MCP server. */
+export interface McpOAuthCredentialsTable {
+  user_id: string;
+  server_id: string;
+  sealed: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** MCP-1 OAuth (0011): an authorization in progress, by the sha256 of its `state` parameter. */
+export interface McpOAuthStatesTable {
+  state_hash: string;
+  user_id: string;
+  server_id: string;
+  sealed_verifier: string;
+  redirect_url: string;
+  expires_at: string;
+  created_at: string;
+}
+
 export interface DatabaseSchema {
   users: UsersTable;
   api_tokens: ApiTokensTable;
@@ -213,4 +233,6 @@ export interface DatabaseSchema {
   chat_messages: ChatMessagesTable;
   images: ImagesTable;
   workspace_trust: WorkspaceTrustTable;
+  mcp_oauth_credentials: McpOAuthCredentialsTable;
+  mcp_oauth_states: McpOAuthStatesTable;
 }

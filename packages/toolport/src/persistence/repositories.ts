@@ -7,6 +7,7 @@ import { ChatRepository } from './repositories/chat-repository.ts';
 import { CustomToolRepository } from './repositories/custom-tool-repository.ts';
 import { FreshnessLedgerRepository } from './repositories/freshness-ledger-repository.ts';
 import { ImageRepository } from './repositories/image-repository.ts';
+import { McpOAuthRepository } from './repositories/mcp-oauth-repository.ts';
 import { McpServerRepository, type StoredConfigCodec } from './repositories/mcp-server-repository.ts';
 import { ProviderConfigRepository } from './repositories/provider-config-repository.ts';
 import { SecretRepository } from './repositories/secret-repository.ts';
@@ -26,6 +27,7 @@ export interface Repositories {
   agents: AgentRepository;
   customTools: CustomToolRepository;
   mcpServers: McpServerRepository;
+  mcpOAuth: McpOAuthRepository;
   freshnessLedger: FreshnessLedgerRepository;
   toolExecutions: ToolExecutionRepository;
   providerConfigs: ProviderConfigRepository;
@@ -63,6 +65,7 @@ export function createRepositories(
     agents: new AgentRepository(db),
     customTools: new CustomToolRepository(db, reads),
     mcpServers: new McpServerRepository(db, options.mcpServerConfigCodec, reads),
+    mcpOAuth: new McpOAuthRepository(db),
     freshnessLedger: new FreshnessLedgerRepository(db),
     toolExecutions: new ToolExecutionRepository(db, logger),
     providerConfigs: new ProviderConfigRepository(db),

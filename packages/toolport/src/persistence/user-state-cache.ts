@@ -20,6 +20,8 @@ export const USER_STATE_TABLES: ReadonlySet<string> = new Set([
   'mcp_servers',
   'workspace_trust',
   'chats',
+  // Migration 0012: stored OAuth tokens change what the user's MCP servers list and what results redact.
+  'mcp_oauth_credentials',
 ]);
 
 const MAX_USERS = 10_000;

@@ -41,7 +41,9 @@ export interface ToolRunResult {
   durationMs: number;
 }
 
-export type ToolLogLevel = 'debug' | 'info' | 'warn' | 'error';
+/** opencode's four levels, plus MCP's (RFC 5424) for tools written for toolport; `warn` is MCP's `warning`. */
+export type ToolLogLevel =
+  'debug' | 'info' | 'notice' | 'warn' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
 
 /** What `execute` receives besides its arguments (opencode's fields, plus toolport's `run`, `log` and `progress`). */
 export interface ToolContext {
@@ -63,7 +65,10 @@ export interface ToolContext {
    * environment. Resolves on any exit code; rejects only when the program cannot be started.
    */
   run(command: string, args?: readonly string[], options?: ToolRunOptions): Promise<ToolRunResult>;
-  /** Writes to toolport's log (stderr for the CLI and `toolport mcp`, the server log for `toolport serve`). */
+  /**
+   * Writes to toolport's log (stderr for the CLI and `toolport mcp`, the server log for `toolport serve`) and, while
+   * the call runs, to an MCP client as `notifications/message` (at or above the level it set).
+   */
   log(level: ToolLogLevel, message: string): void;
   /** Progress for MCP clients and the UI: `done` of `total` units. */
   progress(done: number, total?: number, message?: string): void;

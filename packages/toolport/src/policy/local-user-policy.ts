@@ -9,7 +9,7 @@ import { DEFAULT_OPERATOR_POLICY, freezePolicy, type OperatorPolicy } from './op
 export const LOCAL_USER_POLICY: OperatorPolicy = freezePolicy({
   ...structuredClone(DEFAULT_OPERATOR_POLICY),
   tools: { disabled: [], adminOnly: [] },
-  mcp: { stdio: 'users', stdioCommandAllowlist: [], remote: 'users' },
+  mcp: { stdio: 'users', stdioCommandAllowlist: [], remote: 'users', oauth: 'users' },
   workspaceRoots: ['/'],
   files: { confineUsers: false, allowHardLinks: true },
   providers: { checkUserBaseUrls: false },

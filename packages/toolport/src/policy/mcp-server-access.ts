@@ -40,11 +40,14 @@ export function mcpServerPolicyRefusal(
   config: McpServerConfig,
 ): { policyKey: string; message: string } | undefined {
   if (config.transport === 'http') {
-    if (audienceAllows(policy.mcp.remote, user)) return undefined;
-    return {
-      policyKey: 'mcp.remote',
-      message: `policy "mcp.remote" allows remote MCP servers to ${audienceText(policy.mcp.remote)}: ${JSON.stringify(config.name)} is refused.`,
-    };
+    if (!audienceAllows(policy.mcp.remote, user)) {
+      return {
+        policyKey: 'mcp.remote',
+        message: `policy "mcp.remote" allows remote MCP servers to ${audienceText(policy.mcp.remote)}: ${JSON.stringify(config.name)} is refused.`,
+      };
+    }
+    if (config.oauth !== undefined) return mcpOAuthPolicyRefusal(policy, user, config);
+    return undefined;
   }
   if (!audienceAllows(policy.mcp.stdio, user)) {
     return {
@@ -75,6 +78,32 @@ export function mcpServerPolicyRefusal(
     };
   }
   return undefined;
+}
+
+/**
+ * Why the policy refuses this user OAuth for this remote server (`mcp.oauth`), or undefined. Checked on the authorize
+ * and callback routes, on a config with an `oauth` client, and before the client pool uses stored tokens. Forgetting
+ * an authorization is always allowed.
+ */
+export function mcpOAuthPolicyRefusal(
+  policy: OperatorPolicy,
+  user: PolicySubject,
+  config: McpServerConfig,
+): { policyKey: string; message: string } | undefined {
+  if (audienceAllows(policy.mcp.oauth, user)) return undefined;
+  return {
+    policyKey: 'mcp.oauth',
+    message: `policy "mcp.oauth" allows OAuth for remote MCP servers to ${audienceText(policy.mcp.oauth)}: ${JSON.stringify(config.name)} cannot be authorized.`,
+  };
+}
+
+export function assertMcpOAuthAllowed(
+  policy: OperatorPolicy,
+  user: PolicySubject,
+  config: McpServerConfig,
+): void {
+  const refusal = mcpOAuthPolicyRefusal(policy, user, config);
+  if (refusal !== undefined) throw policyDenied(refusal.policyKey, refusal.message, { server: config.name });
 }
 
 export function assertMcpServerAllowed(

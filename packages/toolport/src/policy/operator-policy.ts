@@ -39,6 +39,12 @@ export const OperatorPolicySchema = Type.Object(
         stdioCommandAllowlist: Type.Array(Type.String()),
         /** Who may add remote (Streamable HTTP / SSE) MCP servers; their URLs always go through NET-1. */
         remote: PolicyAudienceSchema,
+        /**
+         * Who may connect remote MCP servers through OAuth (MCP authorization): authorize them (tokens stored per
+         * user, encrypted), set an `oauth` client in a server's config, and have toolport use, refresh and register
+         * OAuth clients for them. Discovery and token requests go through NET-1 like the server's own URL.
+         */
+        oauth: PolicyAudienceSchema,
       },
       { additionalProperties: false },
     ),
@@ -134,7 +140,7 @@ export const DEFAULT_DENIED_CHILD_ENVIRONMENT_NAMES: readonly string[] = [
  */
 export const DEFAULT_OPERATOR_POLICY: OperatorPolicy = deepFreeze({
   tools: { disabled: [], adminOnly: ['bash', 'zsh', 'powershell'] },
-  mcp: { stdio: 'admins', stdioCommandAllowlist: [], remote: 'users' },
+  mcp: { stdio: 'admins', stdioCommandAllowlist: [], remote: 'users', oauth: 'users' },
   workspaceRoots: [],
   deniedPaths: ['/proc', '/sys', '/dev'],
   files: { confineUsers: true, allowHardLinks: false },

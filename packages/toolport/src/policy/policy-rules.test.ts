@@ -6,7 +6,7 @@ import { isToolportError } from '../core/errors.ts';
 import type { McpServerConfig } from '../mcp/mcp-server-config.ts';
 import { deniedChildEnvironmentNames } from './child-environment.ts';
 import { fileAccessFor } from './file-access.ts';
-import { mcpServerPolicyRefusal } from './mcp-server-access.ts';
+import { mcpOAuthPolicyRefusal, mcpServerPolicyRefusal } from './mcp-server-access.ts';
 import { DEFAULT_OPERATOR_POLICY, type OperatorPolicy } from './operator-policy.ts';
 import { assertWorkingDirectoryAllowed } from './workspace-roots.ts';
 
@@ -36,7 +36,7 @@ describe('AUTH-2 policy rules', () => {
     expect(mcpServerPolicyRefusal(DEFAULT_OPERATOR_POLICY, admin, stdio('sh'))).toBeUndefined();
     expect(mcpServerPolicyRefusal(DEFAULT_OPERATOR_POLICY, user, stdio('sh'))?.policyKey).toBe('mcp.stdio');
     const listed = withPolicy({
-      mcp: { stdio: 'users', stdioCommandAllowlist: ['/opt/mcp/fs-server'], remote: 'users' },
+      mcp: { stdio: 'users', stdioCommandAllowlist: ['/opt/mcp/fs-server'], remote: 'users', oauth: 'users' },
     });
     expect(mcpServerPolicyRefusal(listed, user, stdio('/opt/mcp/fs-server'))).toBeUndefined();
     expect(mcpServerPolicyRefusal(listed, user, stdio('fs-server'))?.policyKey).toBe(
@@ -50,8 +50,28 @@ describe('AUTH-2 policy rules', () => {
     expect(
       mcpServerPolicyRefusal(listed, user, stdio('/opt/mcp/fs-server', { API_BASE: 'x' })),
     ).toBeUndefined();
-    const nobody = withPolicy({ mcp: { stdio: 'none', stdioCommandAllowlist: [], remote: 'none' } });
+    const nobody = withPolicy({
+      mcp: { stdio: 'none', stdioCommandAllowlist: [], remote: 'none', oauth: 'none' },
+    });
     expect(mcpServerPolicyRefusal(nobody, admin, stdio('sh'))?.policyKey).toBe('mcp.stdio');
+  });
+
+  it('mcp.oauth: an oauth client in a remote config, and OAuth itself, follow the audience (users by default)', () => {
+    const remote = {
+      id: 'r',
+      name: 'notes',
+      enabled: true,
+      transport: 'http' as const,
+      url: 'https://mcp.example.test/mcp',
+      oauth: { clientId: 'c' },
+    };
+    expect(mcpServerPolicyRefusal(DEFAULT_OPERATOR_POLICY, user, remote)).toBeUndefined();
+    const admins = withPolicy({ mcp: { ...DEFAULT_OPERATOR_POLICY.mcp, oauth: 'admins' } });
+    expect(mcpServerPolicyRefusal(admins, user, remote)?.policyKey).toBe('mcp.oauth');
+    expect(mcpServerPolicyRefusal(admins, admin, remote)).toBeUndefined();
+    expect(mcpOAuthPolicyRefusal(admins, user, remote)?.message).toContain('admins only');
+    const { oauth: _oauth, ...plain } = remote;
+    expect(mcpServerPolicyRefusal(admins, user, plain)).toBeUndefined();
   });
 
   it('child environment: globs match case-insensitively, allowedNames exempt exact names', () => {

@@ -111,14 +111,21 @@ export class AgentDelegationService {
     });
     let summary: AgentTurnSummary;
     let failure: string | undefined;
+    let steps = 0;
     for (;;) {
       const next = await turn.next();
       if (next.done === true) {
         summary = next.value;
         break;
       }
-      if (next.value.type === 'error') failure = next.value.message;
-      context.emitNestedEvent?.(next.value as unknown as { type: string } & Record<string, unknown>);
+      const event = next.value;
+      if (event.type === 'error') failure = event.message;
+      // MCP-2 progress: one step per tool call the sub-agent finished itself (not its own sub-agents' calls).
+      if (event.type === 'tool_result' && event.partial !== true && event.parentCallId === undefined) {
+        steps += 1;
+        context.reportProgress({ progress: steps, message: `step ${steps}: ${event.name}` });
+      }
+      context.emitNestedEvent?.(event as unknown as { type: string } & Record<string, unknown>);
     }
     return this.#result(target.id, summary, request, context, failure);
   }

@@ -6,7 +6,8 @@ import { isToolportError } from '../core/errors.ts';
 import type { RegistryEntry } from '../core/tool-registry.ts';
 import type { ToolportLogger } from '../core/tool-types.ts';
 import { McpClientPool, type McpServerStatus } from '../mcp/mcp-client-pool.ts';
-import { parseMcpServerConfig, type McpServerConfig } from '../mcp/mcp-server-config.ts';
+import type { McpServerConfig } from '../mcp/mcp-server-config.ts';
+import { toMcpServerConfig } from './mcp-server-record-config.ts';
 import type { OutboundAllowlist } from '../net/ip-address-policy.ts';
 import { createSafeFetch, type SafeFetch } from '../net/safe-fetch.ts';
 import type {
@@ -16,6 +17,7 @@ import type {
 import { mcpServerPolicyRefusal, assertMcpServerAllowed } from '../policy/mcp-server-access.ts';
 import { DEFAULT_OPERATOR_POLICY, type OperatorPolicy } from '../policy/operator-policy.ts';
 import type { PolicySubject } from '../policy/policy-denied.ts';
+import { McpOAuthService, type McpOAuthServiceOptions } from './mcp-oauth-service.ts';
 import type { SecretService } from './secret-service.ts';
 import type { UserToolSource } from './tool-catalog.ts';
 
@@ -31,6 +33,10 @@ export interface McpServiceOptions {
   listTimeoutMs?: number;
   /** How long a listing waits for a server that is not ready yet (the pool's `listingWaitMs`). */
   listingWaitMs?: number;
+  /** The server's public origin for OAuth callbacks (`TOOLPORT_PUBLIC_URL`); default the origin a request came to. */
+  publicUrl?: string;
+  /** After a server said it needs authorization, the pool retries after this long (default 30 s). */
+  authorizationRetryMs?: number;
 }
 
 export interface McpServerServiceOptions extends McpServiceOptions {
@@ -43,18 +49,11 @@ export interface McpServerServiceOptions extends McpServiceOptions {
   policy?: OperatorPolicy;
   /** Whether a user is an admin, for the policy at listing time (the catalog source only knows the user's id). */
   isAdmin?: (userId: string) => Promise<boolean>;
+  /** MCP-1 OAuth: where users' tokens live and the key that seals them. Without it, remote servers get headers only. */
+  oauth?: Pick<McpOAuthServiceOptions, 'repository' | 'users' | 'cipher'>;
 }
 
-/** The row's pieces as one config for the pool; the row's own id, name, transport and flag win over `config`. */
-export function toMcpServerConfig(record: McpServerRecord): McpServerConfig {
-  return parseMcpServerConfig({
-    ...record.config,
-    id: record.id,
-    name: record.name,
-    transport: record.transport,
-    enabled: record.enabled,
-  });
-}
+export { toMcpServerConfig };
 
 /** Sent on every request this process's pool makes to a remote MCP server, with the process's random id. */
 export const MCP_CLIENT_HEADER = 'x-toolport-mcp-client';
@@ -65,6 +64,8 @@ export const MCP_CLIENT_HEADER = 'x-toolport-mcp-client';
  */
 export class McpServerService {
   readonly pool: McpClientPool;
+  /** MCP-1 OAuth (tokens per user and server, the authorization flow); undefined without `oauth` options. */
+  readonly oauth: McpOAuthService | undefined;
   readonly #options: McpServerServiceOptions;
   readonly #safeFetch: SafeFetch | undefined;
   readonly #instanceId = randomUUID();
@@ -75,7 +76,32 @@ export class McpServerService {
     this.#safeFetch =
       options.fetch === undefined ? createSafeFetch({ allowlist: options.outboundAllowlist }) : undefined;
     const fetch = options.fetch ?? this.#safeFetch!.fetch;
+    const oauth = (this.oauth =
+      options.oauth === undefined
+        ? undefined
+        : new McpOAuthService({
+            ...options.oauth,
+            servers: options.repository,
+            policy: options.policy ?? DEFAULT_OPERATOR_POLICY,
+            // NET-1 for every request to an authorization server, like the MCP server's own URL.
+            fetch,
+            ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
+            ...(options.logger === undefined ? {} : { logger: options.logger }),
+            onAuthorizationChanged: (userId, serverId) => this.pool.disconnect(userId, serverId),
+          }));
     this.pool = new McpClientPool({
+      ...(oauth === undefined
+        ? {}
+        : {
+            authProviderFor: (userId, config) => oauth.poolProvider(userId, config),
+            onInsufficientScope: (userId, config, scope) => oauth.noteRequiredScope(userId, config.id, scope),
+            authorizationHint: (config) =>
+              `authorize it in Settings → MCP (POST /api/mcp-servers/${config.id}/authorize) or with ` +
+              `\`toolport mcp-servers authorize ${config.name} --user <you>\`.`,
+          }),
+      ...(options.authorizationRetryMs === undefined
+        ? {}
+        : { authorizationRetryMs: options.authorizationRetryMs }),
       secretsForUser: (userId) => options.secrets.createReader(userId),
       fetch: (url, init) => {
         const headers = new Headers(init?.headers);

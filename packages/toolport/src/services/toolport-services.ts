@@ -165,8 +165,12 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
     reservedNames: () => options.registry.listEntries().map((entry) => entry.tool.definition.name),
     policy,
     isAdmin: async (userId) => (await repositories.users.findById(userId))?.isAdmin === true,
+    // MCP-1 OAuth: tokens and registered clients sealed with the same key as secrets.
+    oauth: { repository: repositories.mcpOAuth, users: repositories.users, cipher },
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   });
+  // SEC-1: a user's OAuth access and refresh tokens and client secrets are redacted like secrets.
+  secrets.addRedactionSource(async (userId) => (await mcp.oauth?.literalValues(userId)) ?? []);
   const codeTools = createServerCodeTools([
     ...new Set([...(options.codeToolRoots ?? []), ...policy.codeToolRoots]),
   ]);

@@ -205,8 +205,18 @@ export const generateImageTool = defineTool<GenerateImageArguments>({
     }
     const plan = createGenerateImageToolPlan(args, context.settings);
     // Images are generated concurrently; each is streamed as a partial result the moment it is stored.
+    let done = 0;
     const settled = await Promise.allSettled(
-      Array.from({ length: plan.count }, (_, index) => generateOne(plan, index, context)),
+      Array.from({ length: plan.count }, (_, index) =>
+        generateOne(plan, index, context).finally(() => {
+          done += 1;
+          context.reportProgress({
+            progress: done,
+            total: plan.count,
+            message: `image ${done} of ${plan.count}`,
+          });
+        }),
+      ),
     );
     const images: GeneratedImageSummary[] = [];
     const failures: Array<{ index: number; message: string }> = [];

@@ -6,11 +6,16 @@ export class ScriptLogCollector {
   #text = '';
   #truncated = false;
 
-  constructor(limit = MAX_SCRIPT_LOG_CHARACTERS) {
+  readonly #onLine: ((level: string, line: string) => void) | undefined;
+
+  /** `onLine` sees every line as it comes, before the cap (MCP-2: a script's console as live log notifications). */
+  constructor(limit = MAX_SCRIPT_LOG_CHARACTERS, onLine?: (level: string, line: string) => void) {
     this.#limit = limit;
+    this.#onLine = onLine;
   }
 
   append(level: string, line: string): void {
+    this.#onLine?.(level, line);
     if (this.#truncated) return;
     const entry = `${level === 'log' || level === 'info' ? '' : `${level}: `}${line}\n`;
     const room = this.#limit - this.#text.length;

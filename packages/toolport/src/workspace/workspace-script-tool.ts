@@ -1,12 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { ToolportError } from '../core/errors.ts';
 import { TIMEOUT_SECONDS_DESCRIPTOR } from '../core/settings-policy.ts';
-import type {
-  OutboundHttpClient,
-  RegisteredTool,
-  SecretReader,
-  ToolContext,
-  ToolParameterDescriptor,
+import {
+  toToolLogLevel,
+  type OutboundHttpClient,
+  type RegisteredTool,
+  type SecretReader,
+  type ToolContext,
+  type ToolParameterDescriptor,
 } from '../core/tool-types.ts';
 import { createPathPolicy } from '../fs/resolve-and-validate-path.ts';
 import {
@@ -17,7 +18,7 @@ import {
 } from './isolate-script-runner.ts';
 import { readTimeoutPragma } from './script-pragmas.ts';
 import { performScriptHttpRequest } from './script-http-request.ts';
-import { ScriptLogCollector } from './script-log-collector.ts';
+import { MAX_SCRIPT_LOG_CHARACTERS, ScriptLogCollector } from './script-log-collector.ts';
 import type { BrowserLauncher, BrowserSession } from './workspace-browser.ts';
 import type { WorkspaceToolSpec } from './workspace-tools-file.ts';
 
@@ -131,7 +132,9 @@ export function createWorkspaceScriptTool(
         context.services.secrets,
         options.missingSecretsHint,
       );
-      const logs = new ScriptLogCollector();
+      const logs = new ScriptLogCollector(MAX_SCRIPT_LOG_CHARACTERS, (level, line) =>
+        context.log(toToolLogLevel(level), line),
+      );
       let httpRequests = 0;
       // Opened on the first g.nav call only: most scripts never start a browser.
       let session: Promise<BrowserSession> | undefined;

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ToolProgress } from '../../src/core/tool-types.ts';
+import type { ToolLogEntry, ToolProgress } from '../../src/core/tool-types.ts';
 import { inspectProviderTools } from '../../src/providers/inspect-provider-tools.ts';
 import { PROVIDER_NAMES } from '../../src/providers/provider-adapter.ts';
 import { readPids, survivorsAfterGrace, waitForLines } from '../shell/process-probe.ts';
@@ -142,7 +142,7 @@ export default tool({
     });
   });
 
-  it('context.progress reaches the progress hook and context.log the logger', async () => {
+  it('context.progress reaches the progress hook and context.log the logger and the log hook (MCP-2)', async () => {
     const registry = await load(
       'project/.toolport/tools/steps.ts',
       `export default { description: "s", args: {}, execute(_a, context) {
@@ -156,8 +156,15 @@ export default tool({
     const logged: unknown[] = [];
     const { executeTool } = await import('../../src/core/execute-tool.ts');
     const noop = (): void => {};
+    const logEntries: ToolLogEntry[] = [];
     const outcome = await executeTool(
-      { toolName: 'steps', arguments: {}, userId: 'u', onProgress: (item) => progress.push(item) },
+      {
+        toolName: 'steps',
+        arguments: {},
+        userId: 'u',
+        onProgress: (item) => progress.push(item),
+        onLog: (entry) => logEntries.push(entry),
+      },
       {
         registry,
         logger: {
@@ -171,6 +178,8 @@ export default tool({
     expect(outcome).toMatchObject({ ok: true, result: 'done' });
     expect(progress).toEqual([{ progress: 1, total: 2, message: 'half' }, { progress: 2 }]);
     expect(logged).toEqual([{ object: { tool: 'steps', callId: outcome.callId }, message: 'careful' }]);
+    // opencode's `warn` is MCP's `warning` on the way to an MCP client's notifications/message.
+    expect(logEntries).toEqual([{ level: 'warning', message: 'careful' }]);
   });
 });
 

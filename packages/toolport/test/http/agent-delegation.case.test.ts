@@ -329,6 +329,44 @@ describe.each(TEST_ENGINES)('AGENT-1 sub-agent delegation through the chat turn 
     expect(JSON.stringify(refused)).toContain('not during the meeting');
   });
 
+  it('reports progress (MCP-2): one step per tool call the sub-agent finished', async () => {
+    const lead = await createAgent(alice, 'lead-progress', {
+      systemPrompt: 'You lead.',
+      model: 'lead-model',
+    });
+    const helper = await createAgent(alice, 'clock-reader', { systemPrompt: 'You read clocks.' });
+    await createAgentTool(alice, 'ask_clock_reader', {
+      targetAgentId: helper,
+      description: 'Ask the clock reader.',
+    });
+    await give(alice, lead, 'ask_clock_reader');
+    await give(alice, helper, 'get_current_datetime');
+    script(
+      {
+        toolCalls: [
+          call('call_a', 'get_current_datetime', { timezone: 'UTC' }),
+          call('call_b', 'get_current_datetime', { timezone: 'UTC' }),
+        ],
+      },
+      { text: 'It is morning.' },
+    );
+    const runtime = await server.services.toolRuntime.getEnabledToolRuntime(
+      alice,
+      null,
+      await server.services.agents.get(alice.id, lead),
+    );
+    const progress: unknown[] = [];
+    const outcome = await runtime.execute(
+      { toolName: 'ask_clock_reader', arguments: { task: 'What time is it?' } },
+      { onProgress: (update) => progress.push(update) },
+    );
+    expect(outcome.ok, outcome.output).toBe(true);
+    expect(progress).toEqual([
+      { progress: 1, message: 'step 1: get_current_datetime' },
+      { progress: 2, message: 'step 2: get_current_datetime' },
+    ]);
+  });
+
   it('offers an agent tool to an agent only when its selection enables it; the inspector with agent= shows the same list', async () => {
     const helper = await createAgent(alice, 'helper', {});
     const boss = await createAgent(alice, 'boss', {});

@@ -7,7 +7,7 @@ import { createTestRegistry } from '../support/server-test-tools.ts';
 import { TEST_SECRET_KEY } from '../support/test-server.ts';
 
 describe('AUTH-1 request logs', () => {
-  it('never contain a token sent in a query string or an Authorization header', async () => {
+  it('never contain a token sent in a query string or an Authorization header, nor an OAuth code or state', async () => {
     const target = await createTestDatabase('sqlite');
     const database = await target.open();
     const lines: string[] = [];
@@ -30,7 +30,15 @@ describe('AUTH-1 request logs', () => {
         url: '/api/settings/tools',
         headers: { authorization: 'Bearer tp_SECRET_IN_HEADER' },
       });
+      // MCP-1 OAuth: the browser's return carries the authorization code and the state.
+      await app.inject({
+        method: 'GET',
+        url: '/api/mcp-servers/oauth/callback?code=CODE_IN_QUERY_77&state=STATE_IN_QUERY_88',
+      });
       const log = lines.join('');
+      expect(log).toContain('code=***&state=***');
+      expect(log).not.toContain('CODE_IN_QUERY_77');
+      expect(log).not.toContain('STATE_IN_QUERY_88');
       expect(log).toContain('incoming request');
       expect(log).toContain('token=***');
       expect(log).not.toContain('tp_SECRET_IN_QUERY');

@@ -1,18 +1,13 @@
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer, request as httpRequest, type Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { McpError, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ToolportError } from '../../src/core/errors.ts';
 import { toolFailure } from '../../src/core/execute-tool.ts';
@@ -20,8 +15,7 @@ import { ToolRegistry } from '../../src/core/tool-registry.ts';
 import { createToolRuntime, type ToolRuntime } from '../../src/core/tool-runtime.ts';
 import { defineTool, type RegisteredTool } from '../../src/core/tool-types.ts';
 import { runCli } from '../../src/cli/main.ts';
-import { createMcpHttpHandler } from '../../src/mcp/mcp-http-handler.ts';
-import { serveMcpOverStdio } from '../../src/mcp/mcp-stdio-server.ts';
+import { useMcpTestTransports } from '../support/mcp-test-transports.ts';
 
 const execFileAsync = promisify(execFile);
 const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -93,7 +87,8 @@ function testRuntime(userId = 'u1'): ToolRuntime {
       execute: async (_args, context) => {
         for (let step = 1; step <= 3; step += 1) {
           context.reportProgress({ progress: step, total: 3, message: `step ${step}` });
-          await new Promise((resolve) => setTimeout(resolve, 5));
+          // Further apart than the progress throttle (100 ms), so every step is sent.
+          await new Promise((resolve) => setTimeout(resolve, 110));
         }
         return 'counted';
       },
@@ -120,65 +115,10 @@ function testRuntime(userId = 'u1'): ToolRuntime {
   return createToolRuntime({ entries: registry.listEntries(), userId });
 }
 
-/** The official SDK client on the lean stdio server, through in-memory pipes (same bytes as a real stdio pipe). */
-function pipeTransport(runtime: ToolRuntime): Transport {
-  const toServer = new PassThrough();
-  const fromServer = new PassThrough();
-  const server = serveMcpOverStdio({ runtime, input: toServer, output: fromServer });
-  const buffer = new ReadBuffer();
-  const transport: Transport = {
-    start: async () => {
-      fromServer.on('data', (chunk: Buffer) => {
-        buffer.append(chunk);
-        for (let message = buffer.readMessage(); message !== null; message = buffer.readMessage()) {
-          transport.onmessage?.(message);
-        }
-      });
-    },
-    send: async (message: JSONRPCMessage) => {
-      toServer.write(serializeMessage(message));
-    },
-    close: async () => {
-      toServer.end();
-      await server.closed;
-      transport.onclose?.();
-    },
-  };
-  return transport;
-}
-
-let httpServer: HttpServer;
-let httpUrl: URL;
 const TOKEN = 'test-token-123';
+const mcp = useMcpTestTransports(testRuntime, TOKEN);
 
-beforeAll(async () => {
-  const handler = createMcpHttpHandler({
-    authenticate: (request) =>
-      request.headers.authorization === `Bearer ${TOKEN}` ? { userId: 'u1' } : undefined,
-    getRuntime: (principal) => testRuntime(principal.userId),
-  });
-  httpServer = createServer((request, response) => {
-    if (request.url === '/mcp') void handler(request, response);
-    else response.writeHead(404).end();
-  });
-  await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
-  httpUrl = new URL(`http://127.0.0.1:${(httpServer.address() as AddressInfo).port}/mcp`);
-});
-
-afterAll(async () => {
-  httpServer.closeAllConnections();
-  await new Promise((resolve) => httpServer.close(resolve));
-});
-
-const transports: Record<string, () => Transport> = {
-  'stdio (lean server, SDK client)': () => pipeTransport(testRuntime()),
-  'Streamable HTTP (SDK server, SDK client)': () =>
-    new StreamableHTTPClientTransport(httpUrl, {
-      requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
-    }),
-};
-
-for (const [label, makeTransport] of Object.entries(transports)) {
+for (const [label, makeTransport] of Object.entries(mcp.transports)) {
   describe(`MCP-2 toolport as an MCP server over ${label}`, () => {
     let client: Client;
     beforeAll(async () => {
@@ -266,7 +206,7 @@ for (const [label, makeTransport] of Object.entries(transports)) {
 function rawPost(headers: Record<string, string>): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const request = httpRequest(
-      httpUrl,
+      mcp.url,
       {
         method: 'POST',
         headers: {
@@ -296,7 +236,7 @@ describe('MCP-2 Streamable HTTP handler guards', () => {
     const authorization = `Bearer ${TOKEN}`;
     expect((await rawPost({ authorization, host: 'evil.example' })).status).toBe(403);
     expect((await rawPost({ authorization, origin: 'http://evil.example' })).status).toBe(403);
-    expect((await rawPost({ authorization, origin: `http://localhost:${httpUrl.port}` })).status).not.toBe(
+    expect((await rawPost({ authorization, origin: `http://localhost:${mcp.url.port}` })).status).not.toBe(
       403,
     );
   });

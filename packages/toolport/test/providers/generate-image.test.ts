@@ -69,9 +69,10 @@ describe('IMG-1 generate_image on the providers image APIs', () => {
     server.enqueue('openai-images', { payloads: [], json: openaiImage });
     const before = server.requests.length;
     const partials: unknown[] = [];
+    const progress: unknown[] = [];
     const outcome = await runtime({ maxImagesPerCall: 2 }).execute(
       { toolName: 'generate_image', arguments: { prompt: 'a lighthouse', count: 4, quality: 'high' } },
-      { onPartialResult: (partial) => partials.push(partial) },
+      { onPartialResult: (partial) => partials.push(partial), onProgress: (update) => progress.push(update) },
     );
     expect(outcome.ok, outcome.output).toBe(true);
     if (!outcome.ok) return;
@@ -82,6 +83,11 @@ describe('IMG-1 generate_image on the providers image APIs', () => {
       generated: 2,
     });
     expect(partials).toHaveLength(2);
+    // MCP-2: n of m, as each image settles.
+    expect(progress).toEqual([
+      { progress: 1, total: 2, message: 'image 1 of 2' },
+      { progress: 2, total: 2, message: 'image 2 of 2' },
+    ]);
     const requests = server.requests.slice(before);
     expect(requests.map((request) => request.body)).toEqual([
       { model: 'gpt-image-1', prompt: 'a lighthouse', n: 1, quality: 'high' },

@@ -30,6 +30,7 @@ export function shellContext(tool: RegisteredTool, options: ShellContextOptions 
     signal: options.signal ?? new AbortController().signal,
     settings: { enabled: true, parameters: { ...defaults.parameters, ...options.parameters } },
     reportProgress: () => {},
+    log: () => {},
     emitPartialResult: () => {},
     services: options.services ?? {},
     logger: silentLogger,

@@ -19,6 +19,7 @@ describe('DB-1 PGlite fallback dialect', () => {
         '0008-workspace-trust',
         '0010-approvals',
         '0011-user-state-version',
+        '0012-mcp-oauth',
       ]);
       expect(await migrateDatabase(database)).toEqual([]);
       const repositories = createRepositories(database);

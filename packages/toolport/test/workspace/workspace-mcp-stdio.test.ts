@@ -5,7 +5,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  LoggingMessageNotificationSchema,
+  ToolListChangedNotificationSchema,
+  type LoggingMessageNotification,
+} from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ToolRegistry } from '../../src/core/tool-registry.ts';
 import { migrateDatabase, openDatabase } from '../../src/persistence/database.ts';
@@ -33,6 +37,10 @@ async function connect(args: string[], env: Record<string, string> = {}) {
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
     changes.push(Date.now());
   });
+  const logMessages: LoggingMessageNotification['params'][] = [];
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+    logMessages.push(notification.params);
+  });
   await client.connect(
     new StdioClientTransport({
       command: process.execPath,
@@ -41,7 +49,7 @@ async function connect(args: string[], env: Record<string, string> = {}) {
       stderr: 'pipe',
     }),
   );
-  return { client, changes };
+  return { client, changes, logMessages };
 }
 
 async function waitFor(condition: () => boolean, what: string): Promise<void> {
@@ -84,7 +92,7 @@ describe('WS-1 toolport mcp --workdir: the MCP workspace surface over stdio (off
   });
 
   it('lists the three meta-tools and each script tool; runs them with origin mcp and logs as a second item', async () => {
-    const { client } = await connect(['--workdir', workspace]);
+    const { client, logMessages } = await connect(['--workdir', workspace]);
     try {
       const names = (await client.listTools()).tools.map((tool) => tool.name);
       expect(names).toEqual(
@@ -115,6 +123,8 @@ describe('WS-1 toolport mcp --workdir: the MCP workspace surface over stdio (off
       expect((echoed.content as TextContent)[1]).toEqual({ type: 'text', text: 'echo hi\n' });
       const direct = await client.callTool({ name: 'echo', arguments: { word: 'direct' } });
       expect(direct.structuredContent).toEqual({ word: 'direct' });
+      // MCP-2: the script's console also reached the client while it ran, as notifications/message.
+      expect(logMessages).toContainEqual({ level: 'info', logger: 'echo', data: 'echo direct' });
 
       const unknown = await client.callTool({ name: 'ExecuteWorkspaceTool', arguments: { name: 'nope' } });
       expect(unknown.isError).toBe(true);

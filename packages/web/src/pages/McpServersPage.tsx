@@ -112,6 +112,23 @@ export default function McpServersPage() {
       );
       await refresh();
     });
+  // MCP-1 OAuth: the server's authorization page, then its callback page; the tools join on the next listing.
+  const authorize = (server: McpServer) =>
+    action.run(async () => {
+      const { authorizationUrl } = await call(
+        api.POST('/api/mcp-servers/{serverId}/authorize', { params: { path: { serverId: server.id } } }),
+      );
+      window.location.assign(authorizationUrl);
+    });
+  const forget = (server: McpServer) =>
+    action.run(async () => {
+      await call(
+        api.DELETE('/api/mcp-servers/{serverId}/authorization', {
+          params: { path: { serverId: server.id } },
+        }),
+      );
+      await refresh();
+    });
   const reconnect = (server: McpServer) =>
     action.run(async () => {
       // A dedicated route, once the server has one, beats the empty update.
@@ -239,6 +256,8 @@ export default function McpServersPage() {
           busy={action.busy || connecting}
           onEnable={(enabled) => void patch(server, { enabled })}
           onReconnect={() => void reconnect(server)}
+          onAuthorize={() => void authorize(server)}
+          onForget={() => void forget(server)}
           onDelete={() => void remove(server)}
         />
       ))}
@@ -252,6 +271,8 @@ function ServerCard(props: {
   busy: boolean;
   onEnable: (enabled: boolean) => void;
   onReconnect: () => void;
+  onAuthorize: () => void;
+  onForget: () => void;
   onDelete: () => void;
 }) {
   const { server } = props;
@@ -309,6 +330,27 @@ function ServerCard(props: {
         </section>
       )}
       <div className="actions">
+        {status.state === 'needs_authorization' ? (
+          <button
+            type="button"
+            disabled={props.busy}
+            onClick={props.onAuthorize}
+            aria-label={`Connect ${server.name}`}
+          >
+            Connect
+          </button>
+        ) : null}
+        {server.transport === 'stdio' ? null : (
+          <button
+            type="button"
+            className="secondary"
+            disabled={props.busy}
+            onClick={props.onForget}
+            aria-label={`Forget authorization of ${server.name}`}
+          >
+            Forget authorization
+          </button>
+        )}
         <button
           type="button"
           className="secondary"

@@ -3,7 +3,9 @@ import { Type } from 'typebox';
 /** From the process's MCP client pool (MCP-1); never connects by itself. */
 export const McpServerStatusSchema = Type.Object({
   state: Type.String({
-    description: 'disabled, idle (not used yet), connecting, connected, failed or closed',
+    description:
+      'disabled, idle (not used yet), connecting, connected, failed, closed, or needs_authorization (a remote ' +
+      'server that wants OAuth: POST /api/mcp-servers/:serverId/authorize)',
   }),
   connected: Type.Boolean(),
   transport: Type.Optional(Type.String({ description: 'stdio, streamable-http, or sse (legacy fallback)' })),
@@ -73,3 +75,20 @@ export const PatchMcpServerBodySchema = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** MCP-1 OAuth: where to send the user's browser. */
+export const McpAuthorizeResponseSchema = Type.Object({
+  authorizationUrl: Type.String({
+    description:
+      "The authorization server's URL (PKCE S256, resource indicator, state bound to the caller and this server, " +
+      'usable once within 10 minutes); it returns the browser to GET /api/mcp-servers/oauth/callback.',
+  }),
+});
+
+export const McpOAuthCallbackQuerySchema = Type.Object({
+  code: Type.Optional(Type.String()),
+  state: Type.Optional(Type.String()),
+  error: Type.Optional(Type.String()),
+  error_description: Type.Optional(Type.String()),
+  iss: Type.Optional(Type.String()),
+});

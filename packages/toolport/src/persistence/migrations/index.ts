@@ -8,6 +8,7 @@ import * as agentDelegation from './0007-agent-delegation.ts';
 import * as workspaceTrust from './0008-workspace-trust.ts';
 import * as approvals from './0010-approvals.ts';
 import * as userStateVersion from './0011-user-state-version.ts';
+import * as mcpOAuth from './0012-mcp-oauth.ts';
 
 interface EngineMigration {
   up(db: Kysely<unknown>, engine: DatabaseEngine): Promise<void>;
@@ -22,6 +23,7 @@ const MIGRATIONS: Record<string, EngineMigration> = {
   '0008-workspace-trust': workspaceTrust,
   '0010-approvals': approvals,
   '0011-user-state-version': userStateVersion,
+  '0012-mcp-oauth': mcpOAuth,
 };
 
 /** Static list (no folder scan), so the migrations work the same from `src/` and from the built `dist/`. */

@@ -47,6 +47,8 @@ export interface RunShellCommandOptions {
   sandbox?: ShellSandboxPlan | undefined;
   /** Unsandboxed runs: where the call's record goes, so a restart after a crash can sweep its run marker. */
   stateDirectory?: string | undefined;
+  /** Every chunk as it arrives, before the cap (for live progress and logs: `shell-output-reporter.ts`). */
+  onOutput?: ((stream: 'stdout' | 'stderr', chunk: Buffer) => void) | undefined;
 }
 
 /**
@@ -234,12 +236,14 @@ export async function runShellCommand(options: RunShellCommandOptions): Promise<
       if (openStreams === 0 && exit !== undefined) finish();
     };
     // The output cap stops the producer: past it, nothing more can reach the caller, so running on only burns time.
-    const collect = (output: CappedOutput) => (chunk: Buffer) => {
+    const { onOutput } = options;
+    const collect = (output: CappedOutput, stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
       output.append(chunk);
+      onOutput?.(stream, chunk);
       if (output.truncated && cutShort === undefined && exit === undefined) cut('signalled');
     };
-    childStdout?.on('data', collect(stdout));
-    childStderr?.on('data', collect(stderr));
+    childStdout?.on('data', collect(stdout, 'stdout'));
+    childStderr?.on('data', collect(stderr, 'stderr'));
     childStdout?.on('close', onStreamClosed);
     childStderr?.on('close', onStreamClosed);
     reportStream?.setEncoding('utf8').on('data', (text: string) => (reportText += text));

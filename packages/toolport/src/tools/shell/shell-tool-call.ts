@@ -17,6 +17,7 @@ import { buildChildEnvironment } from './build-child-environment.ts';
 import { resolveShellCwd } from './resolve-shell-cwd.ts';
 import { runShellCommand, type ShellCommandResult } from './run-shell-command.ts';
 import { defaultShellStateDirectory, recoverShellCallsOnce } from './shell-call-records.ts';
+import { createShellOutputReporter } from './shell-output-reporter.ts';
 import { detectShellSandbox, planShellSandbox, type ShellSandboxStatus } from './shell-sandbox.ts';
 
 /*
@@ -55,6 +56,8 @@ export async function runShellToolCall(
     workingDirectory: context.workingDirectory,
     services,
   });
+  // MCP-2 (issue 18): stderr lines as log messages, output so far as progress, while the command runs.
+  const reporter = createShellOutputReporter(context);
   try {
     return await runShellCommand({
       interpreter: spec.interpreter,
@@ -70,11 +73,14 @@ export async function runShellToolCall(
       signal: context.signal,
       sandbox,
       stateDirectory,
+      onOutput: reporter.onOutput,
     });
   } catch (error) {
     throw toolFailure(
       `Could not start ${spec.name} (${spec.interpreter}): ${error instanceof Error ? error.message : String(error)}.`,
       'execution_failed',
     );
+  } finally {
+    reporter.finish();
   }
 }
