@@ -230,3 +230,26 @@ export type { PathPolicy, PathPolicyOptions, ResolvedPath } from './fs/resolve-a
 export { InMemoryFreshnessLedger } from './fs/freshness-ledger.ts';
 export { FileFreshnessLedger } from './fs/file-freshness-ledger.ts';
 export { closeScanWorkers } from './fs/scan-pool.ts';
+
+// Issue 16: permission rules and approval.
+export {
+  DEFAULT_APPROVAL_TIMEOUT_SECONDS,
+  MAX_APPROVAL_TIMEOUT_SECONDS,
+  MIN_APPROVAL_TIMEOUT_SECONDS,
+} from './core/tool-approval.ts';
+export type {
+  ApprovalAudit,
+  ApprovalDecision,
+  ApprovalRemember,
+  ApprovalRequest,
+  ApproveCallback,
+  PermissionAction,
+  PermissionCall,
+  PermissionCheck,
+  PermissionVerdict,
+} from './core/tool-approval.ts';
+export { createPermissionCheck } from './permissions/permission-check.ts';
+export type { PermissionCheckOptions, ToolPermissionRules } from './permissions/permission-check.ts';
+export { evaluateRule, permissionKindFor } from './permissions/evaluate-rule.ts';
+export { parsePermissionRule, type PermissionRule } from './permissions/permission-rule.ts';
+export type { ApprovalRequestedEvent } from './providers/stream-events.ts';

@@ -8,6 +8,7 @@ import type { ToolServices } from '../core/tool-types.ts';
 import { cliCodeToolFolders } from '../custom-tools/code-tool-folders.ts';
 import { EMPTY_CODE_TOOL_SNAPSHOT, loadCodeToolSnapshot } from '../custom-tools/code-tool-registration.ts';
 import { runAgentTurn, startConversation } from '../providers/agent-loop.ts';
+import { createCliApprover } from './cli-approver.ts';
 import {
   API_KEY_ENVIRONMENT_VARIABLES,
   createProviderAdapter,
@@ -70,10 +71,16 @@ function exitCodeFor(stopReason: StopReason): number {
  * Renders one turn. On a terminal everything streams to stdout; otherwise stdout gets only the model's final answer
  * and the activity (tool calls, their results, text the model wrote before calling tools) goes to stderr.
  */
+/** The progress line of the turn being rendered, for the approval prompt to clear before it asks (issue 16). */
+interface TurnDisplay {
+  stopProgress(): void;
+}
+
 async function renderTurn(
   events: AsyncGenerator<StreamEvent, unknown>,
   io: CliIo,
   interactiveTerminal: boolean,
+  display: TurnDisplay = { stopProgress: () => {} },
 ): Promise<StopReason> {
   const activity = interactiveTerminal ? io.stdout : io.stderr;
   let stepText = '';
@@ -84,6 +91,7 @@ async function renderTurn(
   const waitingForModel = 'toolport: waiting for the model';
   let waitingFor: string | undefined = waitingForModel;
   let progress: ProgressLine = startProgressLine(io, waitingFor);
+  display.stopProgress = () => progress.stop();
   for await (const event of events) {
     const previous: string | undefined = waitingFor;
     switch (event.type) {
@@ -91,6 +99,7 @@ async function renderTurn(
       case 'tool_call_started':
       case 'error':
       case 'turn_completed':
+      case 'approval_requested': // issue 16: the prompt is on stderr, a line redrawn there would erase it
         waitingFor = undefined;
         break;
       case 'tool_call_completed':
@@ -215,7 +224,14 @@ interface ChatSetup {
 }
 
 async function chat(
-  values: { provider?: string; model?: string; 'base-url'?: string; prompt?: string; system?: string },
+  values: {
+    provider?: string;
+    model?: string;
+    'base-url'?: string;
+    prompt?: string;
+    system?: string;
+    yes?: boolean;
+  },
   io: CliIo,
   signal: AbortSignal | undefined,
   { stored, maxIterations, maxOutputTokens, workingDirectory, fileServices }: ChatSetup,
@@ -273,23 +289,44 @@ async function chat(
     systemPrompt: values.system,
     onNonStrict: (tool, reason) => io.stderr(`toolport: ${tool} is sent without strict mode: ${reason}\n`),
   });
-  const turn = (userMessage: string): Promise<StopReason> =>
-    renderTurn(
-      runAgentTurn({ session, runtime, userMessage, maxIterations, signal }),
-      io,
-      io.stdoutIsTerminal === true,
-    );
-
-  if (values.prompt !== undefined) return exitCodeFor(await turn(values.prompt));
-
   const input = io.stdin ?? process.stdin;
   const lines = createInterface({ input, terminal: false });
+  // Turns and approval answers read from one line iterator, so an answer is never taken as the next message.
+  const reader = lines[Symbol.asyncIterator]();
+  const readLine = async (): Promise<string | undefined> => {
+    const next = await reader.next();
+    return next.done === true ? undefined : next.value;
+  };
+  const display: TurnDisplay = { stopProgress: () => {} };
+  const approve = createCliApprover({
+    io,
+    beforeAsking: () => display.stopProgress(),
+    yes: values.yes === true,
+    interactive: io.stdinIsTerminal === true,
+    readLine,
+    ...(stored === undefined ? {} : { rememberAlways: (request) => stored.rememberAlways(request) }),
+  });
+  const turn = (userMessage: string): Promise<StopReason> =>
+    renderTurn(
+      runAgentTurn({ session, runtime, userMessage, maxIterations, signal, approve }),
+      io,
+      io.stdoutIsTerminal === true,
+      display,
+    );
+
+  if (values.prompt !== undefined) {
+    try {
+      return exitCodeFor(await turn(values.prompt));
+    } finally {
+      lines.close();
+    }
+  }
   const prompt = (): void => {
     if (io.stdoutIsTerminal === true) io.stdout('> ');
   };
   let lastExit = 0;
   prompt();
-  for await (const line of lines) {
+  for (let line = await readLine(); line !== undefined; line = await readLine()) {
     const message = line.trim();
     if (message === '/exit' || message === '/quit') break;
     if (message !== '') {

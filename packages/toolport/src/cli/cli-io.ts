@@ -12,6 +12,8 @@ export interface CliIo {
   stdoutIsTerminal?: boolean;
   /** Whether stderr is a terminal: long calls then show a progress line there (CLI-1). */
   stderrIsTerminal?: boolean;
+  /** Issue 16: whether stdin is a terminal, so `toolport chat` can ask before a tool a rule marks `ask`. */
+  stdinIsTerminal?: boolean;
 }
 
 export const processIo: CliIo = {
@@ -21,6 +23,7 @@ export const processIo: CliIo = {
   env: process.env,
   stdoutIsTerminal: process.stdout.isTTY === true,
   stderrIsTerminal: process.stderr.isTTY === true,
+  stdinIsTerminal: process.stdin.isTTY === true,
 };
 
 /**

@@ -127,6 +127,10 @@ export const CHAT_SPEC = {
       value: 'NAME',
       description: 'chat as a stored user (their tools, settings, provider configs, secrets)',
     },
+    yes: {
+      type: 'boolean',
+      description: 'approve every tool call a permission rule marks ask (without a terminal, ask denies)',
+    },
     ...DATABASE_FLAGS,
     ...CONFINEMENT_FLAGS,
   },

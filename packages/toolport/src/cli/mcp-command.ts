@@ -1,6 +1,7 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import type { ApprovalRequest } from '../core/tool-approval.ts';
 import type { RegistryEntry } from '../core/tool-registry.ts';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
 import type { McpStdioServer } from '../mcp/mcp-stdio-server.ts';
@@ -51,6 +52,7 @@ export async function runMcpCommand(argv: string[], io: CliIo, signal: AbortSign
   let buildRuntime: (codeTools: readonly RegistryEntry[]) => Promise<ToolRuntime>;
   let closeStored: () => Promise<void> = async () => {};
   let workspaceTools: WorkspaceToolService | undefined;
+  let rememberAlways: ((request: ApprovalRequest) => Promise<void>) | undefined;
   if (stored) {
     // Persistence, services and the MCP client SDK load only in this mode.
     const { openStoredMcpRuntime } = await import('./mcp-stored-runtime.ts');
@@ -65,6 +67,7 @@ export async function runMcpCommand(argv: string[], io: CliIo, signal: AbortSign
       io,
     );
     buildRuntime = opened.buildRuntime;
+    rememberAlways = opened.rememberAlways;
     closeStored = opened.close;
     if (workingDirectory !== undefined && existsSync(join(workingDirectory, 'tools.json')))
       workspaceTools = opened.workspaceTools;
@@ -134,7 +137,7 @@ export async function runMcpCommand(argv: string[], io: CliIo, signal: AbortSign
   latestCodeTools = codeTools.snapshot.entries;
   const runtime = await buildRuntime(latestCodeTools);
   const { serveMcpOverStdio } = await stdioServerModule;
-  const server = serveMcpOverStdio({ runtime });
+  const server = serveMcpOverStdio({ runtime, ...(rememberAlways === undefined ? {} : { rememberAlways }) });
   current.server = server;
   let stopWatching: () => void = () => {};
   if (workingDirectory !== undefined && workspaceTools !== undefined) {

@@ -1,3 +1,4 @@
+import type { ApprovalRequest } from '../core/tool-approval.ts';
 import { randomUUID } from 'node:crypto';
 import { isToolportError } from '../core/errors.ts';
 import type { RegistryEntry } from '../core/tool-registry.ts';
@@ -34,6 +35,8 @@ export async function openStoredMcpRuntime(
   buildRuntime(codeTools: readonly RegistryEntry[]): Promise<ToolRuntime>;
   /** WS-1: the user's workspace tools service (the --workdir's tools.json, reloaded on change). */
   workspaceTools: WorkspaceToolService;
+  /** Issue 16: an elicitation answered "always" becomes the user's allow rule. */
+  rememberAlways: (request: ApprovalRequest) => Promise<void>;
   close(): Promise<void>;
 }> {
   const { services, database, close } = await openStoredServices(
@@ -77,6 +80,8 @@ export async function openStoredMcpRuntime(
           workspaceTrusted: true,
         }),
       workspaceTools: services.workspaceTools,
+      // Issue 16: an elicitation answered "always" becomes the user's allow rule.
+      rememberAlways: (request: ApprovalRequest) => services.approvals.rememberAlways(request),
       close,
     };
   } catch (error) {

@@ -1,3 +1,4 @@
+import type { ApprovalRequest } from '../core/tool-approval.ts';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
 import type { ToolServices } from '../core/tool-types.ts';
 import type { ChatRecord } from '../persistence/repositories/chat-repository.ts';
@@ -18,6 +19,8 @@ export interface StoredUserContext {
    * their enabled MCP servers (spawning stdio ones), so call it once the arguments are known to be good.
    */
   openRuntime(): Promise<ToolRuntime>;
+  /** Issue 16: an `a` (always) answer becomes an allow rule in the user's tool settings. */
+  rememberAlways(request: ApprovalRequest): Promise<void>;
   /** Ends every MCP connection and stdio child, then the database. Call it on every exit path. */
   close(): Promise<void>;
 }
@@ -80,6 +83,7 @@ export async function openStoredUserContext(
         services.toolRuntime.getEnabledToolRuntime(user, chat, null, {
           cliFileServices: options.fileServices,
         }),
+      rememberAlways: (request: ApprovalRequest) => services.approvals.rememberAlways(request),
       close,
     };
   } catch (error) {

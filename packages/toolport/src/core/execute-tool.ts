@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { ErrorCode } from './error-codes.ts';
 import { ToolportError, isToolportError } from './errors.ts';
+import { runApprovalGate } from './approval-gate.ts';
 import type { ToolExecutionRecorder } from './execution-recorder.ts';
+import type { ApprovalAudit, ApproveCallback, PermissionCheck } from './tool-approval.ts';
 import { toolDeadlines } from './deadline-scheduler.ts';
 import { silentLogger } from './logger.ts';
 import { getSecretRedactor, redactSecretsDeep } from './redact-secrets.ts';
@@ -57,6 +59,10 @@ export interface ExecuteToolRequest {
    * then returns that result, as `toolport tools run` does on Ctrl-C. Default 0: answer `aborted` at once.
    */
   abortGraceMs?: number;
+  /** Issue 16: the permission rules for this call (allow, ask or deny), checked after the arguments validate. */
+  permission?: PermissionCheck;
+  /** Issue 16: asked when a rule says `ask`; without it an `ask` is refused. The wait is not part of the budget. */
+  approve?: ApproveCallback;
 }
 
 /** A stream event of a sub-agent's turn, as a tool forwards it (`type` plus the event's own fields). */
@@ -150,6 +156,7 @@ export async function executeTool(
   const callId = request.callId ?? `${CALL_ID_PREFIX}${(callCounter += 1)}`;
   const { toolName } = request;
   let callLogs: string | undefined;
+  let approval: ApprovalAudit | undefined;
 
   // Synchronous unless secrets must be redacted: the common path costs no extra await (CORE-6 overhead budget).
   const finishWith = (
@@ -201,6 +208,7 @@ export async function executeTool(
       durationMs,
       outcome: finished.ok ? 'ok' : finished.error.code,
       resultSize: finished.output.length,
+      ...(approval === undefined ? {} : { approval }),
     });
     return finished;
   };
@@ -284,6 +292,21 @@ export async function executeTool(
   }
 
   const parentSignal = request.signal;
+  if (request.permission !== undefined) {
+    const gate = await runApprovalGate(request.permission, request.approve, {
+      callId,
+      toolName,
+      subjectKind: tool.permissionSubject,
+      arguments: args as Record<string, unknown>,
+      userId: request.userId,
+      chatId: request.chatId,
+      agentId: request.agentId,
+      workingDirectory: request.workingDirectory,
+      signal: parentSignal,
+    });
+    approval = gate.audit;
+    if (gate.refusal !== undefined) return finish({ ok: false, error: gate.refusal });
+  }
   if (parentSignal?.aborted) {
     return finish({
       ok: false,
@@ -352,6 +375,7 @@ export async function executeTool(
     recordLogs: (text) => {
       callLogs = text;
     },
+    ...(request.approve === undefined ? {} : { approve: request.approve }),
     services,
     logger: toolLogger,
   };

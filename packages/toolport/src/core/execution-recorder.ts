@@ -1,4 +1,5 @@
 import type { ErrorCode } from './error-codes.ts';
+import type { ApprovalAudit } from './tool-approval.ts';
 
 /** SPEC CORE-6: every execution is recorded — the audit trail an operator can query. */
 export interface ToolExecutionRecord {
@@ -14,6 +15,8 @@ export interface ToolExecutionRecord {
   resultSize: number;
   /** AGENT-1: the call that delegated to the sub-agent whose turn made this call. */
   parentCallId?: string;
+  /** Issue 16: how the permission rules (or a human) decided, when a rule applied to the call. */
+  approval?: ApprovalAudit;
 }
 
 export interface ToolExecutionQuery {

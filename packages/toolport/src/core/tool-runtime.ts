@@ -6,6 +6,7 @@ import {
   type ToolExecutionOutcome,
 } from './execute-tool.ts';
 import { getSafeEffectiveToolSettings } from './settings-policy.ts';
+import type { ApproveCallback, PermissionCheck } from './tool-approval.ts';
 import type { RegistryEntry, ToolLookup, ToolSource } from './tool-registry.ts';
 import type {
   EffectiveToolSettings,
@@ -41,6 +42,8 @@ export interface ToolCallOptions {
   onProgress?: (progress: ToolProgress) => void;
   onPartialResult?: (partial: unknown) => void;
   onNestedEvent?: (event: NestedToolEvent) => void;
+  /** Issue 16: who answers this call's `ask` (the agent loop emits `approval_requested` first). */
+  approve?: ApproveCallback;
 }
 
 export interface ToolRuntime {
@@ -72,6 +75,10 @@ export interface CreateToolRuntimeOptions {
   environment?: Omit<ExecuteToolEnvironment, 'registry'>;
   /** AGENT-1: every call of this runtime is a sub-agent's, made for this delegating call. */
   parentCallId?: string;
+  /** Issue 16: the permission rules of every call (`createPermissionCheck`). */
+  permission?: PermissionCheck;
+  /** Issue 16: the approver used when a call's options bring none (the CLI prompt, an MCP elicitation). */
+  approve?: ApproveCallback;
 }
 
 function isAllowedForAgent(name: string, permissions: AgentToolPermissions | undefined): boolean {
@@ -131,6 +138,10 @@ export function createToolRuntime(options: CreateToolRuntimeOptions): ToolRuntim
           onPartialResult: callOptions.onPartialResult,
           onNestedEvent: callOptions.onNestedEvent,
           parentCallId: options.parentCallId,
+          ...(options.permission === undefined ? {} : { permission: options.permission }),
+          ...((callOptions.approve ?? options.approve) === undefined
+            ? {}
+            : { approve: callOptions.approve ?? options.approve }),
         },
         { ...options.environment, registry: lookup },
       ),

@@ -3,6 +3,8 @@
  * ledger, secrets, outbound HTTP) is an interface here, implemented by later layers.
  */
 
+import type { ApproveCallback } from './tool-approval.ts';
+
 /** A JSON Schema document. Kept structural: toolport reads and transforms schemas, it does not own their type. */
 export type JsonSchema = { [keyword: string]: unknown };
 
@@ -285,6 +287,11 @@ export interface ToolContext {
    */
   emitNestedEvent?(event: { type: string } & Record<string, unknown>): void;
   /**
+   * Issue 16: whoever approves this call's `ask`s (the chat's human, the CLI prompt, an MCP elicitation), for a tool
+   * that makes calls of its own: a sub-agent's turn (AGENT-1) asks the same human. Absent where nobody can approve.
+   */
+  approve?: ApproveCallback;
+  /**
    * Hands the call's captured logs (a workspace script's `console.*`) to its caller: returned as the outcome's
    * `logs`, redacted like the result, never written to the server's log. The last call wins.
    */
@@ -318,7 +325,16 @@ export interface RegisteredTool<TArguments extends object = ToolArguments> {
   withConfigOverlay?: (overlay: Record<string, unknown>) => RegisteredTool;
   /** Shell tools: whether their calls run sandboxed here, and why not (the capability inspector shows it). */
   describeSandbox?: (services: ToolServices) => Promise<ToolSandboxState>;
+  /**
+   * Issue 16: what permission rule patterns are matched against — each simple command of `command` (`shell`), the
+   * whole `command` line (`powershell`) or the `path` argument (`path`). Declared by the tool itself, never inferred
+   * from its name, so a code, MCP or HTTP tool named like a built-in is matched by its name. Default: the tool name.
+   */
+  permissionSubject?: PermissionSubjectKind;
 }
+
+/** Issue 16: how a tool's permission patterns read a call (see `RegisteredTool.permissionSubject`). */
+export type PermissionSubjectKind = 'shell' | 'powershell' | 'path' | 'name';
 
 export interface ToolSandboxState {
   sandboxed: boolean;

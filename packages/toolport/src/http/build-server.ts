@@ -6,6 +6,7 @@ import type { ToolportServices } from '../services/toolport-services.ts';
 import { registerAuth } from './plugins/auth.ts';
 import { registerErrorHandler } from './plugins/error-handler.ts';
 import { registerAccountRoutes } from './routes/account-routes.ts';
+import { registerApprovalRoutes } from './routes/approval-routes.ts';
 import { registerAgentRoutes } from './routes/agent-routes.ts';
 import { registerAgentToolRoutes } from './routes/agent-tool-routes.ts';
 import { registerCapabilityRoutes } from './routes/capability-routes.ts';
@@ -134,6 +135,7 @@ export async function buildServer(options: BuildServerOptions): Promise<Toolport
   registerToolExecutionRoutes(app, options.services, shutdown.signal);
   registerSecretRoutes(app, options.services);
   registerChatRoutes(app, options.services);
+  registerApprovalRoutes(app, options.services);
   registerAgentRoutes(app, options.services);
   registerAgentToolRoutes(app, options.services);
   registerCustomToolRoutes(app, options.services);

@@ -1,7 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { httpStatusForErrorCode } from '../core/error-codes.ts';
 import { isToolportError } from '../core/errors.ts';
+import type { ApprovalRequest } from '../core/tool-approval.ts';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
+import { McpClientRequests } from './mcp-client-requests.ts';
 import type { McpCallCancellation } from './mcp-server.ts';
 import {
   createMcpToolsDispatcher,
@@ -38,15 +40,37 @@ export interface McpHttpHandlerOptions {
   /** Origins (`scheme://host[:port]`) a browser may call from. Default: any origin on an allowed host. */
   allowedOrigins?: readonly string[];
   serverInfo?: { name: string; version: string };
+  /** Issue 16: called for an elicitation answered "always" (writes the caller's allow rule; `request.userId`). */
+  rememberAlways?: (request: ApprovalRequest) => Promise<void>;
   /** Called with an unexpected failure (answered 500); log it. */
   onError?: (error: unknown) => void;
+  /**
+   * The optional server-to-client stream (GET): subscribe `onChange` to whatever changes what `tools/list` answers
+   * this caller (settings, MCP servers, a workspace's tools.json) and return the unsubscribe function. The handler
+   * then keeps each GET open as an SSE stream and sends `notifications/tools/list_changed` on every change, and
+   * `initialize` announces `tools.listChanged`. Without it GET is answered 405 (the transport allows that).
+   */
+  watchTools?(
+    principal: McpHttpPrincipal,
+    request: IncomingMessage,
+    onChange: () => void,
+  ): Promise<() => void> | (() => void);
 }
 
-export type McpHttpHandler = (
+export type McpHttpHandler = ((
   request: IncomingMessage,
   response: ServerResponse,
   parsedBody?: unknown,
-) => Promise<void>;
+) => Promise<void>) & {
+  /** Ends the open GET streams (call before the HTTP server closes: an open stream keeps it waiting). */
+  closeStreams(): void;
+};
+
+/** A comment line keeps proxies and idle timeouts from closing a quiet stream. */
+export const MCP_STREAM_KEEPALIVE_MS = 25_000;
+/** Changes within this window (a save touching several files) reach the client as one notification. */
+const LIST_CHANGED_COALESCE_MS = 50;
+const LIST_CHANGED = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
 
 export const DEFAULT_MCP_ALLOWED_HOSTS = ['localhost', '127.0.0.1', '[::1]'] as const;
 
@@ -105,8 +129,10 @@ function headerValue(request: IncomingMessage, name: string): string {
  * behind a load balancer answers any POST (no session, no affinity, DB-1), and `getRuntime` is asked on each request
  * that needs tools, so a settings change applies from the next one (the endpoint caches runtimes per user and
  * invalidates them through the services). Requests are answered by the same SDK-free dispatcher as `toolport mcp`:
- * JSON, or an SSE stream when a call asked for progress. GET (the optional server-to-client stream) and DELETE
- * (session end) are answered 405, as the transport allows for stateless servers.
+ * JSON, or an SSE stream when a call asked for progress. GET opens the optional server-to-client stream when the host
+ * gives `watchTools` (it carries `notifications/tools/list_changed`; it holds no session, so any instance can serve
+ * it), and is answered 405 otherwise; DELETE (session end) is answered 405, as the transport allows for stateless
+ * servers.
  *
  * Fastify: `app.all('/mcp', async (request, reply) => { reply.hijack(); await handler(request.raw, reply.raw,
  * request.body); })`.
@@ -124,6 +150,16 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
   // by clients, so two clients of one user may share one; an ambiguous cancellation is ignored (MCP lets a receiver
   // ignore a cancellation), and a client that drops its request aborts its call anyway.
   const inFlight = new Map<string, Set<AbortController>>();
+  // Issue 16: stateless, so a call never sees the client's `initialize`; remember per user whether the last one
+  // (on this instance) declared elicitation. Another instance does not know it and denies `ask` calls instead.
+  const elicitingUsers = new Set<string>();
+  const noteInitialize = (userId: string, params: JsonObject): void => {
+    if (isJsonObject(params.capabilities) && isJsonObject(params.capabilities.elicitation))
+      elicitingUsers.add(userId);
+    else elicitingUsers.delete(userId);
+  };
+  // Our elicitations go out on the call's SSE stream; the client answers them in a later POST on this instance.
+  const clientRequests = new McpClientRequests();
   const cancellationFor = (userId: string): McpCallCancellation => ({
     track(requestId, controller) {
       const key = `${userId}\u0000${JSON.stringify(requestId)}`;
@@ -149,7 +185,9 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
     if (dispatcher === undefined) {
       dispatcher = createMcpToolsDispatcher({
         runtime,
+        listChanged: options.watchTools !== undefined,
         ...(options.serverInfo === undefined ? {} : { serverInfo: options.serverInfo }),
+        ...(options.rememberAlways === undefined ? {} : { rememberAlways: options.rememberAlways }),
       });
       dispatchers.set(runtime, dispatcher);
     }
@@ -180,7 +218,11 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
     const requests: Array<{ id: string | number; method: string; params: JsonObject }> = [];
     for (const message of messages as JsonObject[]) {
       const params = isJsonObject(message.params) ? message.params : {};
-      if (typeof message.method !== 'string') continue; // a response to a request we never send
+      if (typeof message.method !== 'string') {
+        // A response: the answer to one of this user's elicitations (issue 16), or to nothing we sent.
+        clientRequests.settle(principal.userId, message);
+        continue;
+      }
       if (message.id === undefined) {
         if (message.method === 'notifications/cancelled' && isJsonRpcId(params.requestId)) {
           cancellation.cancel(
@@ -199,6 +241,7 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
           JSON_RPC_INVALID_REQUEST,
         );
       }
+      if (message.method === 'initialize') noteInitialize(principal.userId, params);
       requests.push({ id: message.id, method: message.method, params });
     }
     // Notifications and responses only: accepted, nothing to answer.
@@ -209,12 +252,11 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
     const needsTools = requests.some(({ method }) => method === 'tools/list' || method === 'tools/call');
     const dispatch = dispatcherFor(needsTools ? await options.getRuntime(principal, request) : NO_TOOLS);
 
-    // A call that asked for progress needs a stream; anything else is answered as plain JSON.
-    const streaming = requests.some(
-      ({ method, params }) => method === 'tools/call' && progressTokenOf(params) !== undefined,
-    );
+    // A call that asked for progress needs a stream, and so does one that elicits an approval (issue 16, started
+    // when it asks); anything else is answered as plain JSON.
     const controllers = new Set<AbortController>();
     let finished = false;
+    let streaming = false;
     response.on('close', () => {
       // The client went away before the answer: stop its calls.
       if (!finished)
@@ -223,13 +265,27 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
     const writeEvent = (message: unknown): void => {
       if (!response.destroyed) response.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
     };
-    if (streaming) {
+    const unwritten: JsonRpcResponse[] = [];
+    const startStream = (): void => {
+      if (streaming) return;
+      streaming = true;
       response.writeHead(200, {
         'content-type': 'text/event-stream',
         'cache-control': 'no-cache',
         connection: 'keep-alive',
       });
-    }
+      for (const answered of unwritten.splice(0)) writeEvent(answered);
+    };
+    if (
+      requests.some(({ method, params }) => method === 'tools/call' && progressTokenOf(params) !== undefined)
+    )
+      startStream();
+    const elicit = elicitingUsers.has(principal.userId)
+      ? (params: JsonObject, signal: AbortSignal): Promise<unknown> => {
+          startStream();
+          return clientRequests.request(principal.userId, 'elicitation/create', params, signal, writeEvent);
+        }
+      : undefined;
     const responses = await Promise.all(
       requests.map(async ({ id, method, params }): Promise<JsonRpcResponse> => {
         const controller = new AbortController();
@@ -239,8 +295,10 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
           const answered = await dispatch(id, method, params, {
             signal: controller.signal,
             notify: writeEvent,
+            ...(elicit === undefined ? {} : { elicit }),
           });
           if (streaming) writeEvent(answered);
+          else unwritten.push(answered);
           return answered;
         } finally {
           untrack();
@@ -260,7 +318,54 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
     response.end(text);
   }
 
-  return async (request, response, parsedBody) => {
+  const openStreams = new Set<ServerResponse>();
+
+  /** GET: an SSE stream that carries `notifications/tools/list_changed` until the client or the server ends it. */
+  async function openToolsStream(
+    principal: McpHttpPrincipal,
+    request: IncomingMessage,
+    response: ServerResponse,
+    watchTools: NonNullable<McpHttpHandlerOptions['watchTools']>,
+  ): Promise<void> {
+    if (!headerValue(request, 'accept').includes('text/event-stream')) {
+      return sendJsonRpcError(response, 406, 'Not Acceptable: Client must accept text/event-stream');
+    }
+    let pending: NodeJS.Timeout | undefined;
+    const onChange = (): void => {
+      if (pending !== undefined || response.destroyed) return;
+      pending = setTimeout(() => {
+        pending = undefined;
+        if (!response.destroyed) response.write(`event: message\ndata: ${LIST_CHANGED}\n\n`);
+      }, LIST_CHANGED_COALESCE_MS);
+    };
+    // Refusals (an untrusted workspace) throw here, before anything is written, and keep their status.
+    const unsubscribe = await watchTools(principal, request, onChange);
+    if (request.destroyed) {
+      unsubscribe();
+      return;
+    }
+    response.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+    });
+    response.write(': toolport tools stream\n\n');
+    const keepalive = setInterval(() => response.write(': keepalive\n\n'), MCP_STREAM_KEEPALIVE_MS);
+    keepalive.unref();
+    openStreams.add(response);
+    response.once('close', () => {
+      openStreams.delete(response);
+      clearInterval(keepalive);
+      clearTimeout(pending);
+      unsubscribe();
+    });
+  }
+
+  const handle = async (
+    request: IncomingMessage,
+    response: ServerResponse,
+    parsedBody?: unknown,
+  ): Promise<void> => {
     // DNS rebinding: a page on evil.example resolving to 127.0.0.1 still sends Host/Origin naming evil.example.
     const hostname = hostnameOf(request.headers.host ?? '');
     if (hostname === undefined || !allowedHosts.has(hostname)) {
@@ -292,8 +397,23 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
         'www-authenticate': 'Bearer realm="toolport"',
       });
     }
+    if (request.method === 'GET' && options.watchTools !== undefined) {
+      try {
+        return await openToolsStream(principal, request, response, options.watchTools);
+      } catch (error) {
+        if (isToolportError(error) && !response.headersSent) {
+          return sendJsonRpcError(response, httpStatusForErrorCode(error.code), error.message);
+        }
+        options.onError?.(error);
+        if (!response.headersSent)
+          sendJsonRpcError(response, 500, 'Internal error while opening the stream.');
+        else response.end();
+        return;
+      }
+    }
     if (request.method !== 'POST') {
-      return sendJsonRpcError(response, 405, 'This MCP endpoint is stateless: use POST.', { allow: 'POST' });
+      const allow = options.watchTools === undefined ? 'POST' : 'GET, POST';
+      return sendJsonRpcError(response, 405, 'This MCP endpoint is stateless: use POST.', { allow });
     }
 
     // The transport's rules (as the SDK's server transport applies them).
@@ -338,4 +458,11 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
       else response.end();
     }
   };
+
+  return Object.assign(handle, {
+    closeStreams(): void {
+      for (const stream of openStreams) stream.end();
+      openStreams.clear();
+    },
+  });
 }

@@ -2,13 +2,16 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
   CancelledNotificationSchema,
+  ElicitResultSchema,
   ErrorCode as McpErrorCode,
   ListToolsRequestSchema,
   type CallToolResult,
   type RequestId,
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { ApproveCallback } from '../core/tool-approval.ts';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
+import { askThroughElicitation } from './mcp-approval.ts';
 import { toCallToolResult, toMcpTool, unknownToolMessage } from './mcp-tool-projection.ts';
 
 export interface CreateMcpServerOptions {
@@ -21,6 +24,11 @@ export interface CreateMcpServerOptions {
    * request (another server instance) than the call it cancels. Without it the SDK's per-connection handling applies.
    */
   cancellation?: McpCallCancellation;
+  /**
+   * Issue 16: whether the client declared elicitation, for stateless transports where this server never saw the
+   * client's `initialize`. Without it, the capabilities of this connection's `initialize` decide.
+   */
+  clientCanElicit?: boolean;
 }
 
 export interface McpCallCancellation {
@@ -70,6 +78,25 @@ export function createMcpServer(options: CreateMcpServerOptions): Server {
       untrack = options.cancellation.track(extra.requestId, controller);
       signal = controller.signal;
     }
+    const approve: ApproveCallback = (approval) => {
+      const declared = server.getClientCapabilities();
+      const canElicit =
+        declared === undefined ? options.clientCanElicit === true : declared.elicitation !== undefined;
+      return askThroughElicitation(
+        approval,
+        canElicit
+          ? (params, elicitSignal) =>
+              extra.sendRequest(
+                { method: 'elicitation/create', params: params as never },
+                ElicitResultSchema,
+                {
+                  signal: elicitSignal,
+                },
+              )
+          : undefined,
+        signal,
+      );
+    };
     const outcome = await runtime
       .execute(
         {
@@ -79,6 +106,7 @@ export function createMcpServer(options: CreateMcpServerOptions): Server {
         },
         {
           signal,
+          approve,
           onProgress:
             progressToken === undefined
               ? undefined

@@ -1,5 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
+import type { ApprovalRequest } from '../core/tool-approval.ts';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
+import { McpClientRequests } from './mcp-client-requests.ts';
 import {
   createMcpToolsDispatcher,
   isJsonObject as isObject,
@@ -27,6 +29,8 @@ export interface ServeMcpStdioOptions {
   serverInfo?: { name: string; version: string };
   input?: Readable;
   output?: Writable;
+  /** Issue 16: called for an elicitation answered "always" (e.g. writes the stored user's allow rule). */
+  rememberAlways?: (request: ApprovalRequest) => Promise<void>;
 }
 
 export interface McpStdioServer {
@@ -54,6 +58,7 @@ export function serveMcpOverStdio(options: ServeMcpStdioOptions): McpStdioServer
       runtime: served,
       listChanged: true,
       ...(options.serverInfo === undefined ? {} : { serverInfo: options.serverInfo }),
+      ...(options.rememberAlways === undefined ? {} : { rememberAlways: options.rememberAlways }),
     });
   let dispatch = dispatcherFor(runtime);
   let initialized = false;
@@ -61,6 +66,11 @@ export function serveMcpOverStdio(options: ServeMcpStdioOptions): McpStdioServer
   const running = new Set<Promise<void>>();
   let buffered = '';
   let open = true;
+  // Issue 16: whether the client's initialize declared elicitation, and our requests waiting for its answers.
+  let clientCanElicit = false;
+  const clientRequests = new McpClientRequests();
+  const elicit = (params: JsonObject, signal: AbortSignal): Promise<unknown> =>
+    clientRequests.request('client', 'elicitation/create', params, signal, send);
 
   const send = (message: JsonObject | JsonRpcResponse): void => {
     if (open) output.write(`${JSON.stringify(message)}\n`);
@@ -70,8 +80,15 @@ export function serveMcpOverStdio(options: ServeMcpStdioOptions): McpStdioServer
   function handleRequest(id: RequestId, method: string, params: JsonObject): void {
     const controller = new AbortController();
     if (method === 'tools/call') inFlight.set(id, controller);
-    if (method === 'initialize') initialized = true;
-    const call = dispatch(id, method, params, { signal: controller.signal, notify: send })
+    if (method === 'initialize') {
+      initialized = true;
+      clientCanElicit = isObject(params.capabilities) && isObject(params.capabilities.elicitation);
+    }
+    const call = dispatch(id, method, params, {
+      signal: controller.signal,
+      notify: send,
+      ...(clientCanElicit ? { elicit } : {}),
+    })
       .then((response: JsonRpcResponse) => {
         // A cancelled request gets no response (MCP cancellation).
         if (!controller.signal.aborted) send(response);
@@ -91,8 +108,11 @@ export function serveMcpOverStdio(options: ServeMcpStdioOptions): McpStdioServer
       });
     }
     const { id, method } = message;
-    // A response to a request we never send: nothing to do.
-    if (typeof method !== 'string') return;
+    if (typeof method !== 'string') {
+      // A response: to one of our elicitations, or to nothing we sent (ignored).
+      clientRequests.settle('client', message);
+      return;
+    }
     const params = isObject(message.params) ? message.params : {};
     if (id === undefined) {
       if (method === 'notifications/cancelled' && isRequestId(params.requestId)) {

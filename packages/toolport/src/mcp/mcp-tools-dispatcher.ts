@@ -1,5 +1,7 @@
+import type { ApprovalRequest, ApproveCallback } from '../core/tool-approval.ts';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
 import type { ToolProgress } from '../core/tool-types.ts';
+import { askThroughElicitation } from './mcp-approval.ts';
 import { toCallToolResult, toMcpTool, unknownToolMessage } from './mcp-tool-projection.ts';
 
 /*
@@ -34,6 +36,11 @@ export interface McpDispatchContext {
   signal: AbortSignal;
   /** Sends a notification to the client (progress); called only for a request with a `progressToken`. */
   notify(message: JsonObject): void;
+  /**
+   * Issue 16: sends a server-to-client request (`elicitation/create`) and resolves with the client's result. Present
+   * only when the client declared the elicitation capability; without it an `ask` call is denied with a message.
+   */
+  elicit?: (params: JsonObject, signal: AbortSignal) => Promise<unknown>;
 }
 
 export interface McpToolsDispatcherOptions {
@@ -42,6 +49,8 @@ export interface McpToolsDispatcherOptions {
   instructions?: string;
   /** Announce `tools.listChanged`: the host sends `notifications/tools/list_changed` (`toolport mcp`'s reloads). */
   listChanged?: boolean;
+  /** Issue 16: called for an elicitation answered "always" (writes the stored user's allow rule). */
+  rememberAlways?: (request: ApprovalRequest) => Promise<void>;
 }
 
 export type McpToolsDispatcher = (
@@ -92,9 +101,16 @@ export function createMcpToolsDispatcher(options: McpToolsDispatcherOptions): Mc
               method: 'notifications/progress',
               params: { progressToken, ...progress },
             });
+    // Issue 16: a call a rule marks `ask` is put to the human through the client's elicitation, never run unasked.
+    const approve: ApproveCallback = async (request) => {
+      const decision = await askThroughElicitation(request, context.elicit, context.signal);
+      if (decision.decision === 'approve' && decision.remember === 'always')
+        await options.rememberAlways?.(request);
+      return decision;
+    };
     const outcome = await runtime.execute(
       { toolName: name, arguments: params.arguments ?? {}, callId: `mcp-${String(id)}` },
-      { signal: context.signal, ...(onProgress === undefined ? {} : { onProgress }) },
+      { signal: context.signal, approve, ...(onProgress === undefined ? {} : { onProgress }) },
     );
     return reply(id, toCallToolResult(outcome));
   }

@@ -32,6 +32,9 @@ export interface UserToolSettingsTable {
   /** JSON object of saved parameter values. */
   parameters: string;
   updated_at: string;
+  /** Issue 16: JSON of a permission rule (an action or pattern → action), null for none. */
+  permission: string | null;
+  approval_timeout_seconds: number | null;
 }
 
 export interface SecretsTable {
@@ -71,6 +74,8 @@ export interface AgentToolsTable {
   /** 1 allowed, 0 denied. */
   enabled: number;
   config: string;
+  /** Issue 16: the agent's permission rule for this tool (JSON), null for none. */
+  permission: string | null;
 }
 
 export interface McpServersTable {
@@ -115,6 +120,33 @@ export interface ToolExecutionsTable {
   outcome: string;
   result_size: number;
   parent_call_id: string | null;
+  /** Issue 16: JSON `{decision, decidedBy, rule, remember, decidedAt}` when a permission rule applied. */
+  approval: string | null;
+}
+
+export interface ToolApprovalsTable {
+  id: string;
+  user_id: string;
+  chat_id: string;
+  call_id: string;
+  tool_name: string;
+  arguments: string;
+  /** The matched rule. */
+  reason: string;
+  /** JSON array of exact patterns an `always` writes. */
+  subjects: string;
+  /** The chat's agent, when its rule is one that asked (`always` writes the allow rule there too). */
+  agent_id: string | null;
+  /** JSON array: whose rules asked (`user`, `agent`). */
+  asked_by: string;
+  /** pending | approved | denied | expired */
+  status: string;
+  remember: string | null;
+  message: string | null;
+  decided_by: string | null;
+  created_at: string;
+  expires_at: string;
+  decided_at: string | null;
 }
 
 export interface ProviderConfigsTable {
@@ -176,6 +208,7 @@ export interface DatabaseSchema {
   chats: ChatsTable;
   freshness_ledger: FreshnessLedgerTable;
   tool_executions: ToolExecutionsTable;
+  tool_approvals: ToolApprovalsTable;
   provider_configs: ProviderConfigsTable;
   chat_messages: ChatMessagesTable;
   images: ImagesTable;

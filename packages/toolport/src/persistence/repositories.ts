@@ -10,6 +10,7 @@ import { ImageRepository } from './repositories/image-repository.ts';
 import { McpServerRepository, type StoredConfigCodec } from './repositories/mcp-server-repository.ts';
 import { ProviderConfigRepository } from './repositories/provider-config-repository.ts';
 import { SecretRepository } from './repositories/secret-repository.ts';
+import { ToolApprovalRepository } from './repositories/tool-approval-repository.ts';
 import { ToolExecutionRepository } from './repositories/tool-execution-repository.ts';
 import { ToolSettingsRepository } from './repositories/tool-settings-repository.ts';
 import { UserRepository } from './repositories/user-repository.ts';
@@ -31,6 +32,7 @@ export interface Repositories {
   chatMessages: ChatMessageRepository;
   images: ImageRepository;
   workspaceTrust: WorkspaceTrustRepository;
+  toolApprovals: ToolApprovalRepository;
 }
 
 export interface RepositoryOptions {
@@ -67,5 +69,6 @@ export function createRepositories(
     chatMessages: new ChatMessageRepository(db),
     images: new ImageRepository(db),
     workspaceTrust: new WorkspaceTrustRepository(db, reads),
+    toolApprovals: new ToolApprovalRepository(db),
   };
 }

@@ -1,5 +1,6 @@
 import type { ToolErrorPayload, ToolExecutionOutcome } from '../core/execute-tool.ts';
 import { stringifyToolResult } from '../core/serialize-result.ts';
+import type { ApproveCallback } from '../core/tool-approval.ts';
 import type { ToolRuntime } from '../core/tool-runtime.ts';
 import type { ToolportLogger } from '../core/tool-types.ts';
 import { isAbortError, toProviderFailure, toProviderStreamError } from './provider-errors.ts';
@@ -47,6 +48,11 @@ export interface AgentTurnOptions {
    * the turn ends with `turn_completed {stopReason: 'token_budget'}` and the step's calls are not run.
    */
   maxTotalTokens?: number;
+  /**
+   * Issue 16: answers calls a permission rule marks `ask`; the loop emits `approval_requested` before asking.
+   * Without it, the runtime's own approver (if any) decides, and an `ask` is otherwise refused.
+   */
+  approve?: ApproveCallback;
 }
 
 export interface AgentTurnSummary {
@@ -110,6 +116,13 @@ function notRunResult(id: string, name: string, message: string): StreamEvent {
 function resultForModel(call: CompletedToolCall, outcome: ToolExecutionOutcome): ToolResultForModel {
   return { callId: call.id, toolName: call.name, output: outcome.output, isError: !outcome.ok };
 }
+
+/**
+ * Issue 16: each approver a turn wraps (to put `approval_requested` on its stream) → the approver it wraps. A sub-agent's
+ * turn (AGENT-1) is handed the wrapped one through its delegating call's context: it unwraps it, so its asks are
+ * announced once, on its own (nested) stream, and still reach the same human.
+ */
+const announcingApprovers = new WeakMap<ApproveCallback, ApproveCallback>();
 
 /**
  * SPEC PROV-4: one user turn. Streams a model step, executes every completed call through the runtime
@@ -216,12 +229,32 @@ export async function* runAgentTurn(
         wake = undefined;
       };
       let running = calls.length;
+      const outerApprove =
+        options.approve === undefined
+          ? undefined
+          : (announcingApprovers.get(options.approve) ?? options.approve);
+      const approve: ApproveCallback | undefined =
+        outerApprove === undefined
+          ? undefined
+          : (request) => {
+              pending.push({
+                type: 'approval_requested',
+                callId: request.callId,
+                toolName: request.toolName,
+                arguments: request.arguments,
+                reason: request.reason,
+              });
+              notify();
+              return outerApprove(request);
+            };
+      if (approve !== undefined && outerApprove !== undefined) announcingApprovers.set(approve, outerApprove);
       for (const [index, call] of calls.entries()) {
         void runtime
           .execute(
             { callId: call.id, toolName: call.name, arguments: call.arguments },
             {
               signal,
+              ...(approve === undefined ? {} : { approve }),
               onPartialResult: (partial) => {
                 pending.push({
                   type: 'tool_result',

@@ -67,6 +67,19 @@ export interface ToolResultEvent {
   partial?: true;
 }
 
+/**
+ * Issue 16: a call a permission rule marks `ask` waits, before it runs, for a human's answer
+ * (`POST /api/chats/:id/approvals/:callId`). `callId` is the id of its `tool_call_started`.
+ */
+export interface ApprovalRequestedEvent {
+  type: 'approval_requested';
+  callId: string;
+  toolName: string;
+  arguments: Record<string, unknown>;
+  /** The matched rule, e.g. `"*": "ask"`. */
+  reason: string;
+}
+
 export interface TurnCompletedEvent {
   type: 'turn_completed';
   usage: TokenUsage;
@@ -107,6 +120,7 @@ export type StreamEvent = (
   | ToolCallArgumentsDeltaEvent
   | ToolCallCompletedEvent
   | ToolResultEvent
+  | ApprovalRequestedEvent
   | TurnCompletedEvent
   | ErrorEvent
 ) &

@@ -105,6 +105,8 @@ export class AgentDelegationService {
       ...(config.maxIterations === undefined ? {} : { maxIterations: config.maxIterations }),
       ...(request.maxDelegationTokens === undefined ? {} : { maxTotalTokens: request.maxDelegationTokens }),
       signal: context.signal,
+      // Issue 16: the sub-agent's `ask` calls go to the human who approves the delegating call (nested events).
+      ...(context.approve === undefined ? {} : { approve: context.approve }),
       ...(logger === undefined ? {} : { logger }),
     });
     let summary: AgentTurnSummary;

@@ -3,6 +3,9 @@ import type { RegistryEntry } from '../core/tool-registry.ts';
 import { normalizeToolParameters } from '../core/settings-policy.ts';
 import type { ToolSettingsInput, ToolportLogger } from '../core/tool-types.ts';
 import type { AgentToolRecord } from '../persistence/repositories/agent-repository.ts';
+import type { StoredToolSettings } from '../persistence/repositories/tool-settings-repository.ts';
+import type { ToolPermissionRules } from '../permissions/permission-check.ts';
+import { coerceStoredPermissionRule } from '../permissions/permission-rule.ts';
 
 export interface AgentSelection {
   permissions: AgentToolPermissions | undefined;
@@ -74,4 +77,31 @@ export function validateAgentOverlay(entry: RegistryEntry, overlay: Record<strin
   if (Object.keys(overlay).length === 0) return;
   if (entry.tool.withConfigOverlay !== undefined) entry.tool.withConfigOverlay(overlay);
   else normalizeToolParameters(entry.tool, overlay);
+}
+
+/**
+ * Issue 16: each tool's permission rules for a runtime — the user's (tool settings) and the agent's (its tool row);
+ * the permission check keeps the stricter of the two, so an agent narrows the user's rules and never widens them.
+ */
+export function permissionRulesByTool(
+  saved: ReadonlyMap<string, StoredToolSettings>,
+  agentRows: readonly AgentToolRecord[],
+): Map<string, ToolPermissionRules> {
+  const rules = new Map<string, ToolPermissionRules>();
+  for (const [name, stored] of saved) {
+    const user = coerceStoredPermissionRule(stored.permission);
+    if (user === undefined && stored.approvalTimeoutSeconds === undefined) continue;
+    rules.set(name, {
+      ...(user === undefined ? {} : { user }),
+      ...(stored.approvalTimeoutSeconds === undefined
+        ? {}
+        : { approvalTimeoutSeconds: stored.approvalTimeoutSeconds }),
+    });
+  }
+  for (const row of agentRows) {
+    const agent = coerceStoredPermissionRule(row.permission);
+    if (agent === undefined) continue;
+    rules.set(row.toolName, { ...rules.get(row.toolName), agent });
+  }
+  return rules;
 }

@@ -12,6 +12,7 @@ import {
 } from '../providers/images/image-generation-service.ts';
 import type { StreamEvent } from '../providers/stream-events.ts';
 import type { PolicySubject } from '../policy/policy-denied.ts';
+import type { ApprovalService } from './approval-service.ts';
 import type { ChatService } from './chat-service.ts';
 import type { ProviderConfigService } from './provider-config-service.ts';
 import { parseAgentConfig, type AgentConfig } from './agent-service.ts';
@@ -47,6 +48,8 @@ export interface ChatTurnServiceOptions {
   messages: ChatMessageRepository;
   providers: ProviderConfigService;
   toolRuntime: ToolRuntimeService;
+  /** Issue 16: who answers a call a permission rule marks `ask` (the turn's stream shows `approval_requested`). */
+  approvals?: ApprovalService;
   imageStore?: ImageStore;
   /** SDK retries on 429/5xx (default 2; tests use 0). */
   maxRetries?: number;
@@ -85,6 +88,7 @@ export class ChatTurnService {
     const history = await messages.list(chat.id);
     const maxRetries = this.#options.maxRetries;
     const imageStore = this.#options.imageStore;
+    const approve = this.#options.approvals?.approverFor(user);
 
     return {
       provider: resolved.config.name,
@@ -122,6 +126,7 @@ export class ChatTurnService {
             ...(maxIterations === undefined ? {} : { maxIterations }),
             signal,
             logger,
+            ...(approve === undefined ? {} : { approve }),
           });
           for await (const event of turn) {
             recorder.observe(event);

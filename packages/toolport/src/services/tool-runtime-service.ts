@@ -22,7 +22,9 @@ import { fileAccessFor } from '../policy/file-access.ts';
 import { DEFAULT_OPERATOR_POLICY, type OperatorPolicy } from '../policy/operator-policy.ts';
 import type { PolicySubject } from '../policy/policy-denied.ts';
 import { isToolRemovedByPolicy, toolPolicyVerdict } from '../policy/tool-access.ts';
-import { applyAgentSelection } from './agent-tool-selection.ts';
+import type { PermissionCall } from '../core/tool-approval.ts';
+import { createPermissionCheck } from '../permissions/permission-check.ts';
+import { applyAgentSelection, permissionRulesByTool } from './agent-tool-selection.ts';
 import type { SecretService } from './secret-service.ts';
 import type { ToolCatalog } from './tool-catalog.ts';
 import type { WorkspaceToolAccess, WorkspaceToolRequest } from './workspace-tool-access.ts';
@@ -47,6 +49,8 @@ export interface ToolRuntimeServiceOptions {
   shellSandbox?: ShellSandboxOptions;
   /** WS-1: the tools of an agent-mode chat's working directory that holds a tools.json. */
   workspaceTools?: WorkspaceToolAccess;
+  /** Issue 16: `remember: 'session'` answers of earlier calls in the chat. */
+  isApprovedForSession?: (call: PermissionCall, subjects: readonly string[]) => Promise<boolean>;
   /** Issue 11: whether a user's rows are unchanged since a runtime was built (`getReusableRuntime`). */
   userState?: Pick<UserStateCache, 'isCurrent' | 'token'>;
   /** The MCP pool's listing version of the user (grows when a server's tool list changes). */
@@ -218,7 +222,18 @@ export class ToolRuntimeService {
       options.cliFileServices === undefined
         ? fileAccessFor(policy, user, workingDirectory)
         : (options.cliFileServices.fileAccess ?? {});
+    const rulesByTool = permissionRulesByTool(saved, agent ? agentRows : []);
+    const permission =
+      rulesByTool.size === 0
+        ? undefined
+        : createPermissionCheck({
+            rulesFor: (name) => rulesByTool.get(name),
+            ...(this.#options.isApprovedForSession === undefined
+              ? {}
+              : { isApprovedForSession: this.#options.isApprovedForSession }),
+          });
     return createToolRuntime({
+      ...(permission === undefined ? {} : { permission }),
       entries: registered,
       extraEntries: selection?.extraEntries ?? extras,
       savedSettings: effectiveSettings,

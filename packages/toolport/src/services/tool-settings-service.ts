@@ -25,6 +25,13 @@ import {
   toolPolicyVerdict,
   type ToolPolicyVerdict,
 } from '../policy/tool-access.ts';
+import { DEFAULT_APPROVAL_TIMEOUT_SECONDS } from '../core/tool-approval.ts';
+import {
+  coerceStoredPermissionRule,
+  parseApprovalTimeoutSeconds,
+  parsePermissionRule,
+  type PermissionRule,
+} from '../permissions/permission-rule.ts';
 import type { ToolCatalog } from './tool-catalog.ts';
 
 /** What GET /api/settings/tools returns per tool: enough for the UI to render its form (API-1, CORE-1). */
@@ -45,6 +52,9 @@ export interface ToolSettingsDescriptor {
   /** Effective values: defaults < saved. */
   parameters: ToolParameters;
   parameterDescriptors: ToolParameterDescriptorView[];
+  /** Issue 16: the user's permission rule (`"allow"` when none was saved). */
+  permission: PermissionRule;
+  approvalTimeoutSeconds: number;
   /** When the user last saved settings for this tool, or null when they never did. */
   updatedAt: string | null;
 }
@@ -79,6 +89,10 @@ function descriptorViewsOf(descriptors: readonly ToolParameterDescriptor[]): Too
 export interface ToolSettingsUpdate {
   enabled?: boolean;
   parameters?: Record<string, unknown>;
+  /** Issue 16: an action or an ordered pattern → action object; `null` forgets the rule (back to allow). */
+  permission?: unknown;
+  /** 5–3600; `null` goes back to the default. */
+  approvalTimeoutSeconds?: unknown;
 }
 
 export interface ToolSettingsServiceOptions {
@@ -151,6 +165,15 @@ export class ToolSettingsService {
     update: ToolSettingsUpdate,
   ): Promise<ToolSettingsDescriptor> {
     const userId = user.id;
+    // `approvalTimeoutSeconds` is a setting of every tool, so it is accepted among the parameters too.
+    if (update.parameters !== undefined && 'approvalTimeoutSeconds' in update.parameters) {
+      const { approvalTimeoutSeconds, ...parameters } = update.parameters;
+      update = {
+        ...update,
+        parameters,
+        approvalTimeoutSeconds: update.approvalTimeoutSeconds ?? approvalTimeoutSeconds,
+      };
+    }
     const entry = await this.#find(userId, toolName);
     const { tool } = entry;
     if (update.enabled === false && !tool.settings.canDisable) {
@@ -180,11 +203,26 @@ export class ToolSettingsService {
       }
       throw error;
     }
+    const permission =
+      update.permission === undefined || update.permission === null
+        ? update.permission
+        : parsePermissionRule(update.permission);
+    const timeout =
+      update.approvalTimeoutSeconds === undefined || update.approvalTimeoutSeconds === null
+        ? update.approvalTimeoutSeconds
+        : parseApprovalTimeoutSeconds(update.approvalTimeoutSeconds);
     const stored = await this.#repository.update(userId, toolName, (current) => {
       const parameters: Record<string, unknown> = { ...current?.parameters, ...normalized };
       for (const name of resets) delete parameters[name];
       const enabled = update.enabled ?? current?.enabled;
-      return enabled === undefined ? { parameters } : { enabled, parameters };
+      const nextPermission = permission === undefined ? current?.permission : (permission ?? undefined);
+      const nextTimeout = timeout === undefined ? current?.approvalTimeoutSeconds : (timeout ?? undefined);
+      return {
+        ...(enabled === undefined ? {} : { enabled }),
+        parameters,
+        ...(nextPermission === undefined ? {} : { permission: nextPermission }),
+        ...(nextTimeout === undefined ? {} : { approvalTimeoutSeconds: nextTimeout }),
+      };
     });
     this.#onChange?.(user.id);
     return this.#describe(user, entry, stored);
@@ -236,6 +274,8 @@ export class ToolSettingsService {
       canDisable: tool.settings.canDisable,
       parameters: effective.parameters,
       parameterDescriptors: descriptorViewsOf(tool.settings.parameterDescriptors),
+      permission: coerceStoredPermissionRule(saved?.permission) ?? 'allow',
+      approvalTimeoutSeconds: saved?.approvalTimeoutSeconds ?? DEFAULT_APPROVAL_TIMEOUT_SECONDS,
       updatedAt: saved?.updatedAt ?? null,
     };
   }

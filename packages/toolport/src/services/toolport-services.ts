@@ -1,3 +1,4 @@
+import { ApprovalService } from './approval-service.ts';
 import { DatabaseImageStore, type ServedImageStore } from './database-image-store.ts';
 import type { ToolRegistry } from '../core/tool-registry.ts';
 import type { OutboundHttpClient, ShellSandboxOptions, ToolportLogger } from '../core/tool-types.ts';
@@ -70,6 +71,8 @@ export interface ToolportServicesOptions {
   codeToolRoots?: readonly string[];
   /** WS-1 workspace scripts: `TOOLPORT_CHROMIUM_PATH`/PATH for g.nav (default process.env). */
   workspaceEnvironment?: Readonly<Record<string, string | undefined>>;
+  /** Issue 16: how often a waiting turn re-reads its approval (default 250 ms). */
+  approvalPollIntervalMs?: number;
 }
 
 /** Everything the HTTP routes, the CLI and later the agent loop call, wired once over one database. */
@@ -88,6 +91,8 @@ export interface ToolportServices {
   readonly agentTools: AgentToolService;
   /** Users' MCP servers: the process's one client pool. `mcp.close()` on shutdown ends every stdio child. */
   readonly mcp: McpServerService;
+  /** Issue 16: pending tool approvals of chat turns and their answers. */
+  readonly approvals: ApprovalService;
   readonly providers: ProviderConfigService;
   readonly chatTurns: ChatTurnService;
   readonly imageStore: ServedImageStore;
@@ -211,7 +216,19 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
     policy,
     repositories.agents,
   );
+  const approvals = new ApprovalService({
+    approvals: repositories.toolApprovals,
+    toolSettings: repositories.toolSettings,
+    agents: repositories.agents,
+    ...(options.approvalPollIntervalMs === undefined
+      ? {}
+      : { pollIntervalMs: options.approvalPollIntervalMs }),
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+    // An `always` answer changes the user's rules: cached runtimes (`/mcp`) must pick them up.
+    onRulesChanged: (userId) => toolRuntimeService?.invalidate(userId),
+  });
   const toolRuntime = (toolRuntimeService = new ToolRuntimeService({
+    isApprovedForSession: (call, subjects) => approvals.isApprovedForSession(call, subjects),
     catalog,
     userState,
     listingVersion: (userId) => mcp.pool.listingVersion(userId),
@@ -265,11 +282,13 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
       messages: repositories.chatMessages,
       providers,
       toolRuntime,
+      approvals,
       imageStore,
       maxRetries: options.providerMaxRetries,
       logger: options.logger,
     }),
     mcp,
+    approvals,
     imageStore,
     policy,
     httpTools,

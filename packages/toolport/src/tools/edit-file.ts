@@ -41,6 +41,8 @@ function countOccurrences(text: string, search: string): number {
 }
 
 export const editFileTool = defineTool<EditFileArguments>({
+  // Issue 16: permission patterns match the `path` argument (path globs).
+  permissionSubject: 'path',
   definition: {
     name: 'edit_file',
     description: EDIT_FILE_DESCRIPTION,

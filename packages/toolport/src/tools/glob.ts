@@ -73,6 +73,8 @@ function namesDotSegment(pattern: string): boolean {
 }
 
 export const globTool = defineTool<GlobArguments>({
+  // Issue 16: permission patterns match the `path` argument (path globs).
+  permissionSubject: 'path',
   definition: {
     name: 'glob',
     description: GLOB_DESCRIPTION,

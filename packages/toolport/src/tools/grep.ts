@@ -120,6 +120,8 @@ function compareMatches(left: GrepMatch, right: GrepMatch): number {
 }
 
 export const grepTool = defineTool<GrepArguments>({
+  // Issue 16: permission patterns match the `path` argument (path globs).
+  permissionSubject: 'path',
   definition: {
     name: 'grep',
     description: GREP_DESCRIPTION,

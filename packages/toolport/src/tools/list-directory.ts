@@ -35,6 +35,8 @@ export interface ListDirectoryResult {
 }
 
 export const listDirectoryTool = defineTool<ListDirectoryArguments>({
+  // Issue 16: permission patterns match the `path` argument (path globs).
+  permissionSubject: 'path',
   definition: {
     name: 'list_directory',
     description: LIST_DIRECTORY_DESCRIPTION,

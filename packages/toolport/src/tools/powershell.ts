@@ -27,6 +27,8 @@ export function findPowershellSpec(
     description: POWERSHELL_DESCRIPTION,
     interpreter,
     argsFor: (command) => ['-NoProfile', '-NonInteractive', '-Command', command],
+    // No PowerShell parser: its rules match the whole line (a chaining line is at least ask).
+    permissionSubject: 'powershell',
   };
 }
 

@@ -140,6 +140,8 @@ function startLineError(startLine: number, totalLines: number): ToolArgumentErro
 }
 
 export const readFileTool = defineTool<ReadFileArguments>({
+  // Issue 16: permission patterns match the `path` argument (path globs).
+  permissionSubject: 'path',
   definition: {
     name: 'read_file',
     description: READ_FILE_DESCRIPTION,

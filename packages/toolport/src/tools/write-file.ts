@@ -36,6 +36,8 @@ export interface WriteFileResult {
 }
 
 export const writeFileTool = defineTool<WriteFileArguments>({
+  // Issue 16: permission patterns match the `path` argument (path globs).
+  permissionSubject: 'path',
   definition: {
     name: 'write_file',
     description: WRITE_FILE_DESCRIPTION,

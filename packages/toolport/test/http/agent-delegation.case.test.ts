@@ -277,6 +277,58 @@ describe.each(TEST_ENGINES)('AGENT-1 sub-agent delegation through the chat turn 
     ).toEqual([['get_current_datetime', 'call_delegate', chatId]]);
   });
 
+  it("issue 16: a sub-agent's ask reaches the chat's human once, nested under the delegating call, and a deny is read by the sub-agent", async () => {
+    const lead = await createAgent(alice, 'careful-lead', { model: 'lead-model' });
+    const clerk = await createAgent(alice, 'clerk', { model: 'clerk-model' });
+    await createAgentTool(alice, 'ask_clerk', { targetAgentId: clerk, description: 'Ask the clerk.' });
+    await give(alice, lead, 'ask_clerk');
+    // The clerk's own rule: its clock calls need approval.
+    await give(alice, clerk, 'get_current_datetime', { enabled: true, permission: 'ask' });
+    const chatId = await newChat(alice, { agentId: lead });
+    script(
+      { toolCalls: [call('call_to_clerk', 'ask_clerk', { task: 'What time is it?' })] },
+      { toolCalls: [call('call_clerk_clock', 'get_current_datetime', { timezone: 'UTC' })] },
+      { text: 'I was not allowed to look.' },
+      { text: 'The clerk could not tell.' },
+    );
+    const running = turn(alice, chatId, { message: 'Time?' });
+    await expect
+      .poll(
+        async () =>
+          (await server.services.repositories.toolApprovals.findLatest(alice.id, chatId, 'call_clerk_clock'))
+            ?.status,
+        { timeout: 10_000, interval: 20 },
+      )
+      .toBe('pending');
+    // Another user cannot answer it.
+    expect(
+      (await api('POST', `/api/chats/${chatId}/approvals/call_clerk_clock`, bob, { decision: 'approve' }))
+        .status,
+    ).toBe(404);
+    const answered = await api('POST', `/api/chats/${chatId}/approvals/call_clerk_clock`, alice, {
+      decision: 'deny',
+      message: 'not during the meeting',
+    });
+    expect(answered.status, answered.raw).toBe(200);
+    const events = await running;
+    const asks = events.filter((event) => event.type === 'approval_requested');
+    expect(asks).toHaveLength(1);
+    expect(asks[0]).toMatchObject({
+      callId: 'call_clerk_clock',
+      toolName: 'get_current_datetime',
+      parentCallId: 'call_to_clerk',
+      reason: 'agent rule "ask"',
+    });
+    const refused = events.find(
+      (event) =>
+        event.type === 'tool_result' &&
+        event.id === 'call_clerk_clock' &&
+        event.parentCallId === 'call_to_clerk',
+    );
+    expect(JSON.stringify(refused)).toContain('permission_denied');
+    expect(JSON.stringify(refused)).toContain('not during the meeting');
+  });
+
   it('offers an agent tool to an agent only when its selection enables it; the inspector with agent= shows the same list', async () => {
     const helper = await createAgent(alice, 'helper', {});
     const boss = await createAgent(alice, 'boss', {});

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMcpEndpointPlugin, mcpAllowedHosts } from '../../src/http/plugins/mcp-endpoint.ts';
 import { migrateDatabase, openDatabase, type ToolportDatabase } from '../../src/persistence/database.ts';
@@ -156,5 +157,69 @@ describe('MCP-2 /mcp reuses the caller’s runtime until something it was built 
     } finally {
       await client.close();
     }
+  });
+
+  it('announces tools/list_changed on the GET stream when a setting changes, and only to that user', async () => {
+    const bob = await createTestUser(first.services, 'bob');
+    // The test before left the tool disabled (through the first instance): start from the default.
+    await first.app.inject({
+      method: 'DELETE',
+      url: '/api/settings/tools/get_current_datetime',
+      headers: alice.headers,
+    });
+    const client = await connect(first);
+    const bobClient = new Client({ name: 'bob', version: '1.0.0' });
+    const port = (first.app.server.address() as AddressInfo).port;
+    await bobClient.connect(
+      new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), {
+        requestInit: { headers: bob.headers },
+      }),
+    );
+    let aliceChanges = 0;
+    let bobChanges = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      aliceChanges += 1;
+    });
+    bobClient.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      bobChanges += 1;
+    });
+    try {
+      expect(client.getServerCapabilities()?.tools?.listChanged).toBe(true);
+      expect(await names(client)).toContain('get_current_datetime');
+      const disabled = await first.app.inject({
+        method: 'PUT',
+        url: '/api/settings/tools/get_current_datetime',
+        headers: alice.headers,
+        payload: { enabled: false },
+      });
+      expect(disabled.statusCode).toBe(200);
+      const deadline = Date.now() + 10_000;
+      while (aliceChanges === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+      expect(aliceChanges).toBeGreaterThan(0);
+      expect(await names(client)).not.toContain('get_current_datetime');
+      // Give bob's stream as long again: alice's change is not his.
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect(bobChanges).toBe(0);
+    } finally {
+      await client.close();
+      await bobClient.close();
+      await first.app.inject({
+        method: 'DELETE',
+        url: '/api/settings/tools/get_current_datetime',
+        headers: alice.headers,
+      });
+    }
+  });
+
+  it('answers a GET without text/event-stream with 406, and a GET without a token with 401', async () => {
+    const port = (first.app.server.address() as AddressInfo).port;
+    const plain = await fetch(`http://127.0.0.1:${port}/mcp`, {
+      headers: { ...alice.headers, accept: 'application/json' },
+    });
+    expect(plain.status).toBe(406);
+    const anonymous = await fetch(`http://127.0.0.1:${port}/mcp`, {
+      headers: { accept: 'text/event-stream' },
+    });
+    expect(anonymous.status).toBe(401);
   });
 });

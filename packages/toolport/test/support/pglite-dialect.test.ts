@@ -17,6 +17,7 @@ describe('DB-1 PGlite fallback dialect', () => {
         '0006-images',
         '0007-agent-delegation',
         '0008-workspace-trust',
+        '0010-approvals',
         '0011-user-state-version',
       ]);
       expect(await migrateDatabase(database)).toEqual([]);

@@ -26,6 +26,14 @@ type Json = Record<string, unknown> & { error?: { code: string; message: string 
 const TICKET_KEY = 'tk-live-9f8e7d6c5b4a';
 const LOOPBACK = { outboundAllowlist: { cidrs: ['127.0.0.1/32'] } };
 
+async function waitUntil(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}.`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
 function sha256Of(directory: string): string {
   return createHash('sha256')
     .update(readFileSync(join(directory, 'tools.json')))
@@ -251,7 +259,7 @@ describe.each(TEST_ENGINES)('WS-1 workspace tools in serve on %s', (engine) => {
     expect(outcome.body.error?.message).toContain('not trusted');
   });
 
-  it('/mcp?workspace= serves the meta-tools and script tools with origin mcp; a reload shows in the next listing', async () => {
+  it('/mcp?workspace= serves the meta-tools and script tools with origin mcp; a reload and a file change send list_changed', async () => {
     await server.app.listen({ host: '127.0.0.1', port: 0 });
     const port = (server.app.server.address() as AddressInfo).port;
     const client = new Client({ name: 'ws-test', version: '1.0.0' });
@@ -268,6 +276,7 @@ describe.each(TEST_ENGINES)('WS-1 workspace tools in serve on %s', (engine) => {
       ),
     );
     try {
+      expect(client.getServerCapabilities()?.tools?.listChanged).toBe(true);
       const names = (await client.listTools()).tools.map((tool) => tool.name);
       expect(names).toEqual(
         expect.arrayContaining([
@@ -288,8 +297,7 @@ describe.each(TEST_ENGINES)('WS-1 workspace tools in serve on %s', (engine) => {
       expect(JSON.stringify(blocked.content)).toContain('origin mcp');
       const ticket = await client.callTool({ name: 'create-ticket', arguments: { title: 'm', body: 'c' } });
       expect(ticket.structuredContent).toEqual({ ticketId: 'T-1', url: `${loopback.url}/tickets/T-1` });
-      // The stateless /mcp has no stream to push list_changed on (toolport mcp --workdir sends it); every request
-      // lists the workspace's current tools.json, so the reloaded set is what the next tools/list shows.
+      // The SDK client keeps /mcp's GET stream open: ReloadWorkspaceTools announces the new set there.
       writeWorkspace(workspace, [
         ...tools,
         { name: 'added-later', description: 'new', script: 'scripts/spin.js' },
@@ -300,13 +308,17 @@ describe.each(TEST_ENGINES)('WS-1 workspace tools in serve on %s', (engine) => {
       });
       const reloaded = await client.callTool({ name: 'ReloadWorkspaceTools', arguments: {} });
       expect(reloaded.isError ?? false).toBe(false);
+      await waitUntil(() => changed >= 1, 'list_changed after ReloadWorkspaceTools');
       expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('added-later');
+      // The file watcher: an edit alone (no reload call) announces the change too.
+      const before = changed;
       writeWorkspace(workspace, tools);
+      await waitUntil(() => changed > before, 'list_changed after tools.json changed on disk');
+      expect((await client.listTools()).tools.map((tool) => tool.name)).not.toContain('added-later');
       await call('POST', '/api/workspace-trust', alice, {
         directory: workspace,
         sha256: sha256Of(workspace),
       });
-      expect(changed).toBe(0);
     } finally {
       await client.close();
     }
@@ -320,6 +332,13 @@ describe.each(TEST_ENGINES)('WS-1 workspace tools in serve on %s', (engine) => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     expect(foreign.status).toBe(403);
+    // Nor may bob follow alice's trusted workspace on the GET stream.
+    const foreignStream = await fetch(
+      `http://127.0.0.1:${port}/mcp?workspace=${encodeURIComponent(workspace)}`,
+      { headers: { ...bob.headers, accept: 'text/event-stream' } },
+    );
+    expect(foreignStream.status).toBe(403);
+    expect(JSON.stringify(await foreignStream.json())).toContain('not one of your trusted workspaces');
   });
 
   it('a changed tools.json is untrusted again and does not run', async () => {

@@ -14,6 +14,8 @@ const tool = (name: string, source: string, category: string): ToolDescriptor =>
   canDisable: true,
   parameters: {},
   parameterDescriptors: [],
+  permission: 'allow',
+  approvalTimeoutSeconds: 300,
   updatedAt: null,
 });
 

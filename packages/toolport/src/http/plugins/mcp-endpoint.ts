@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { RUNTIME_REUSE_MAX_AGE_MS } from '../../services/tool-runtime-service.ts';
+import type { ToolportServices } from '../../services/toolport-services.ts';
 import { createMcpHttpHandler, DEFAULT_MCP_ALLOWED_HOSTS } from '../../mcp/mcp-http-handler.ts';
 import { resolveMcpWorkspace, workspaceChat } from './mcp-workspace.ts';
 import { TOOLPORT_VERSION, type ToolportServerPlugin } from '../build-server.ts';
@@ -22,6 +23,63 @@ export interface McpEndpointOptions {
  * the age bounds anything else.
  */
 export const MCP_RUNTIME_MAX_AGE_MS = RUNTIME_REUSE_MAX_AGE_MS;
+/** How often an open GET stream compares the versions its caller's tools are built from. */
+const MCP_TOOLS_POLL_MS = 250;
+
+/**
+ * `/mcp`'s GET streams: what changes a caller's `tools/list`. A workspace's tools.json and scripts are watched once per
+ * directory however many streams follow it (ReloadWorkspaceTools on this instance reaches them too); settings, MCP
+ * server rows and MCP listings are seen through the same versions the runtime cache compares, polled while a stream
+ * is open (two map reads).
+ */
+function createToolsWatcher(services: ToolportServices, pollMs: number) {
+  const directoryWatches = new Map<string, { stop: () => void; streams: number }>();
+  const watchDirectory = (directory: string): (() => void) => {
+    let watch = directoryWatches.get(directory);
+    if (watch === undefined) {
+      watch = { stop: services.workspaceTools.getSet(directory).watch(), streams: 0 };
+      directoryWatches.set(directory, watch);
+    }
+    watch.streams += 1;
+    const current = watch;
+    return () => {
+      current.streams -= 1;
+      if (current.streams === 0) {
+        current.stop();
+        directoryWatches.delete(directory);
+      }
+    };
+  };
+  return async (userId: string, request: IncomingMessage, onChange: () => void): Promise<() => void> => {
+    const stops: Array<() => void> = [];
+    const workspace = await resolveMcpWorkspace(services, userId, request);
+    if (workspace !== undefined) {
+      stops.push(services.workspaceTools.getSet(workspace).subscribe(onChange), watchDirectory(workspace));
+    }
+    // This process's own pool listening to its own /mcp: its runtime has no MCP tools, and announcing the pool's
+    // re-listings back to it would make the two re-list each other forever.
+    if (services.mcp.isOwnClient(request.headers)) {
+      return () => {
+        for (const stop of stops) stop();
+      };
+    }
+    const versions = (): string =>
+      `${services.toolRuntime.generation(userId)}:${services.mcp.pool.listingVersion(userId)}`;
+    let seen = versions();
+    const poll = setInterval(() => {
+      const now = versions();
+      if (now !== seen) {
+        seen = now;
+        onChange();
+      }
+    }, pollMs);
+    poll.unref();
+    stops.push(() => clearInterval(poll));
+    return () => {
+      for (const stop of stops) stop();
+    };
+  };
+}
 
 function bearerToken(request: IncomingMessage): string | undefined {
   const header = request.headers.authorization;
@@ -52,6 +110,7 @@ export function createMcpEndpointPlugin(options: McpEndpointOptions = {}): Toolp
     const maxAgeMs = options.runtimeMaxAgeMs ?? MCP_RUNTIME_MAX_AGE_MS;
     const runtimeFor = (user: { id: string; isAdmin: boolean }) =>
       services.toolRuntime.getReusableRuntime(user, { maxAgeMs });
+    const watchTools = createToolsWatcher(services, MCP_TOOLS_POLL_MS);
     const handler = createMcpHttpHandler({
       authenticate: async (request) => {
         const token = bearerToken(request);
@@ -79,14 +138,20 @@ export function createMcpEndpointPlugin(options: McpEndpointOptions = {}): Toolp
         }
         return runtimeFor(user);
       },
+      // WS-1/MCP-2: the GET stream announces list_changed (a reload, the file watcher, a settings change here).
+      watchTools: (principal, request, onChange) => watchTools(principal.userId, request, onChange),
       ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
       ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
       serverInfo: { name: 'toolport', version: TOOLPORT_VERSION },
+      // Issue 16: an elicitation answered "always" writes the caller's allow rule, as in chat turns.
+      rememberAlways: (approval) => services.approvals.rememberAlways(approval),
       onError: (error) => app.log.error({ err: error }, 'mcp request failed'),
     });
     app.all('/mcp', { config: { public: true }, schema: { hide: true } }, async (request, reply) => {
       reply.hijack();
       await handler(request.raw, reply.raw, request.body);
     });
+    // Open GET streams would keep the server's close waiting for clients that never hang up.
+    app.addHook('preClose', async () => handler.closeStreams());
   };
 }

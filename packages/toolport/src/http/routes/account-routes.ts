@@ -19,6 +19,21 @@ const ExecutionSchema = Type.Object({
   parentCallId: Type.Union([Type.String(), Type.Null()], {
     description: 'AGENT-1: the delegating call, for calls a sub-agent made.',
   }),
+  approval: Type.Union(
+    [
+      Type.Object({
+        decision: Type.String({ description: 'approve or deny' }),
+        decidedBy: Type.String({
+          description: 'rule, session, timeout, user:<id>, cli, cli --yes, mcp-client …',
+        }),
+        rule: Type.Union([Type.String(), Type.Null()]),
+        remember: Type.Union([Type.String(), Type.Null()]),
+        decidedAt: Type.String(),
+      }),
+      Type.Null(),
+    ],
+    { description: 'Issue 16: how a permission rule (or a human) decided; null when no rule applied.' },
+  ),
 });
 
 const ExecutionQuerySchema = Type.Object(
@@ -92,6 +107,7 @@ export function registerAccountRoutes(app: ToolportApp, services: ToolportServic
           chatId: record.chatId ?? null,
           agentId: record.agentId ?? null,
           parentCallId: record.parentCallId ?? null,
+          approval: record.approval ?? null,
           startedAt: record.startedAt.toISOString(),
         })),
       };

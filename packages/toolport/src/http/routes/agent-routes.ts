@@ -1,3 +1,4 @@
+import { parsePermissionRule } from '../../permissions/permission-rule.ts';
 import { ToolportError } from '../../core/errors.ts';
 import type { AgentRecord } from '../../persistence/repositories/agent-repository.ts';
 import { applyAgentSelection, validateAgentOverlay } from '../../services/agent-tool-selection.ts';
@@ -161,6 +162,7 @@ export function registerAgentRoutes(app: ToolportApp, services: ToolportServices
             config: maskConfig(row?.config ?? {}),
             type: kinds.get(toolName) ?? 'unknown',
             selected: row !== undefined,
+            ...(row?.permission === undefined ? {} : { permission: row.permission }),
           };
         }),
       };
@@ -196,10 +198,15 @@ export function registerAgentRoutes(app: ToolportApp, services: ToolportServices
           : mergeConfig(current?.config ?? {}, request.body.config);
       // Seed 003: validated after the merge — settings for built-ins, the tool's own config rules for HTTP/agent tools.
       if (config !== undefined) validateAgentOverlay(entry, config);
+      const permission =
+        request.body.permission === undefined || request.body.permission === null
+          ? request.body.permission
+          : parsePermissionRule(request.body.permission);
       // The repository merges too; hand it the already-merged config so masked values resolve to stored ones.
       const updated = await agents.putTool(userId, agentId, toolId, {
         ...(request.body.enabled === undefined ? {} : { enabled: request.body.enabled }),
         ...(config === undefined ? {} : { config }),
+        ...(permission === undefined ? {} : { permission }),
       });
       if (updated === undefined) throw agentNotFound(agentId);
       return { ...updated, config: maskConfig(updated.config), type: entry.source.kind, selected: true };

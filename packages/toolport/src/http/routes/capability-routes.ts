@@ -3,6 +3,8 @@ import type { ToolSandboxState } from '../../core/tool-types.ts';
 import { inspectProviderTools } from '../../providers/inspect-provider-tools.ts';
 import type { ProviderName } from '../../providers/provider-adapter.ts';
 import type { ToolportServices } from '../../services/toolport-services.ts';
+import { permissionRulesByTool } from '../../services/agent-tool-selection.ts';
+import { describePermission } from '../../permissions/describe-permission.ts';
 import { getAuthenticatedUser } from '../plugins/auth.ts';
 import { CapabilitiesQuerySchema, CapabilitiesResponseSchema } from '../schemas/capability-schemas.ts';
 import { ChatIdParamsSchema } from '../schemas/chat-schemas.ts';
@@ -66,6 +68,10 @@ export function registerCapabilityRoutes(
             ),
         ),
       );
+      const rules = permissionRulesByTool(
+        await services.repositories.toolSettings.listForUser(user.id),
+        agent === null ? [] : await services.repositories.agents.listTools(user.id, agent.id),
+      );
       return {
         chatId: chat.id,
         provider,
@@ -82,6 +88,7 @@ export function registerCapabilityRoutes(
             ...(item.nonStrictReason === undefined ? {} : { nonStrictReason: item.nonStrictReason }),
             ...sandboxFields(sandboxStates.get(item.name)),
             wire: item.wire,
+            permission: describePermission(rules.get(item.name)),
           };
         }),
         mcpServers: servers.map((server) => {

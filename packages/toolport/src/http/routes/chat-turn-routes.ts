@@ -40,7 +40,8 @@ export function registerChatTurnRoutes(
         summary: 'Run one agent turn in a chat, streamed as Server-Sent Events',
         description:
           'Each event is named after its PROV-3 type (`text_delta`, `tool_call_started`, `tool_call_arguments_delta`, ' +
-          '`tool_call_completed`, `tool_result`, `turn_completed`, `error`) with the event as JSON data. The stream ' +
+          '`tool_call_completed`, `tool_result`, `approval_requested`, `turn_completed`, `error`) with the event as JSON ' +
+          'data; an `approval_requested` call waits for `POST /api/chats/:id/approvals/:callId`. The stream ' +
           'ends after `turn_completed`. Errors found before the turn starts (unknown chat, no provider, missing key) ' +
           'are ordinary JSON error responses.',
         tags: ['chats'],

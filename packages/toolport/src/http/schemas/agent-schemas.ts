@@ -55,6 +55,12 @@ export const AgentToolSchema = Type.Object({
     }),
   ),
   selected: Type.Optional(Type.Boolean({ description: 'The agent has a row for this tool.' })),
+  permission: Type.Optional(
+    Type.Unknown({
+      description:
+        "Issue 16: the agent's permission rule (an action or pattern → action); the stricter of it and the user's wins.",
+    }),
+  ),
 });
 
 export const AgentToolListResponseSchema = Type.Object({ tools: Type.Array(AgentToolSchema) });
@@ -64,6 +70,11 @@ export const PatchAgentToolBodySchema = Type.Object(
     enabled: Type.Optional(Type.Boolean()),
     config: Type.Optional(
       Type.Record(Type.String(), Type.Unknown(), { description: 'Merged into the stored config (spread).' }),
+    ),
+    permission: Type.Optional(
+      Type.Unknown({
+        description: 'An action or an ordered pattern → action object; null forgets it. 422 if invalid.',
+      }),
     ),
   },
   { additionalProperties: false },

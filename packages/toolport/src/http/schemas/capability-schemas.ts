@@ -36,6 +36,18 @@ export const CapabilityToolSchema = Type.Object({
   wire: Type.Unknown({
     description: 'Exactly what the provider receives for this tool (name, description, schema)',
   }),
+  permission: Type.Object(
+    {
+      user: Type.Unknown({ description: "The user's rule (tool settings), or null" }),
+      agent: Type.Unknown({ description: "The agent's rule (agent tool row), or null" }),
+      mayAsk: Type.Boolean({ description: 'Some calls of this tool would wait for approval' }),
+      alwaysDenied: Type.Boolean({ description: 'Every call is refused by a rule' }),
+    },
+    {
+      description:
+        'Issue 16: the permission rules that apply to this tool (the stricter of user and agent wins).',
+    },
+  ),
 });
 
 export const CapabilitiesResponseSchema = Type.Object({

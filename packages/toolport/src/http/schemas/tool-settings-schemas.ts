@@ -20,6 +20,13 @@ export const ToolParameterDescriptorSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** Checked by the service (422 `invalid_settings` naming `permission`), so the schema only documents it. */
+export const PermissionRuleSchema = Type.Unknown({
+  description:
+    'Issue 16: "allow", "ask" or "deny", or an ordered object of pattern → action (last match wins): shell command ' +
+    'globs for bash/zsh/powershell, path globs for file tools, tool-name wildcards otherwise.',
+});
+
 export const ToolSettingsDescriptorSchema = Type.Object(
   {
     name: Type.String(),
@@ -46,6 +53,8 @@ export const ToolSettingsDescriptorSchema = Type.Object(
       description: 'Effective values: defaults < saved.',
     }),
     parameterDescriptors: Type.Array(ToolParameterDescriptorSchema),
+    permission: PermissionRuleSchema,
+    approvalTimeoutSeconds: Type.Integer({ description: 'Seconds a human has to answer an `ask` (5–3600).' }),
     updatedAt: Type.Union([Type.String(), Type.Null()]),
   },
   { $id: 'ToolSettingsDescriptor' },
@@ -78,6 +87,10 @@ export const UpdateToolSettingsBodySchema = Type.Object(
       Type.Record(Type.String(), Type.Unknown(), {
         description: 'Setting values by name; `null` resets a setting to its default.',
       }),
+    ),
+    permission: Type.Optional(PermissionRuleSchema),
+    approvalTimeoutSeconds: Type.Optional(
+      Type.Unknown({ description: 'An integer 5–3600, or null for the default (300).' }),
     ),
   },
   { additionalProperties: false },

@@ -6,6 +6,7 @@ import * as providerConfigsAndTranscripts from './0002-provider-configs-and-tran
 import * as images from './0006-images.ts';
 import * as agentDelegation from './0007-agent-delegation.ts';
 import * as workspaceTrust from './0008-workspace-trust.ts';
+import * as approvals from './0010-approvals.ts';
 import * as userStateVersion from './0011-user-state-version.ts';
 
 interface EngineMigration {
@@ -19,6 +20,7 @@ const MIGRATIONS: Record<string, EngineMigration> = {
   '0006-images': images,
   '0007-agent-delegation': agentDelegation,
   '0008-workspace-trust': workspaceTrust,
+  '0010-approvals': approvals,
   '0011-user-state-version': userStateVersion,
 };
 

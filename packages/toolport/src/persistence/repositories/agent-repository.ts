@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { ToolportError } from '../../core/errors.ts';
 import type { AgentsTable, DatabaseSchema } from '../database-schema.ts';
-import { currentTimestamp, fromFlag, parseJsonObject, toFlag } from './row-values.ts';
+import { currentTimestamp, fromFlag, parseJsonColumn, parseJsonObject, toFlag } from './row-values.ts';
 
 /** SQLite (`SQLITE_CONSTRAINT_UNIQUE`) and PostgreSQL (`23505`) unique-constraint failures. */
 function isUniqueViolation(error: unknown): boolean {
@@ -25,6 +25,8 @@ export interface AgentToolRecord {
   toolName: string;
   enabled: boolean;
   config: Record<string, unknown>;
+  /** Issue 16: the agent's permission rule for the tool (unchecked JSON), absent for none. */
+  permission?: unknown;
 }
 
 function toRecord(row: AgentsTable): AgentRecord {
@@ -140,16 +142,25 @@ export class AgentRepository {
     const rows = await this.#db
       .selectFrom('agent_tools')
       .innerJoin('agents', 'agents.id', 'agent_tools.agent_id')
-      .select(['agent_tools.tool_name', 'agent_tools.enabled', 'agent_tools.config'])
+      .select([
+        'agent_tools.tool_name',
+        'agent_tools.enabled',
+        'agent_tools.config',
+        'agent_tools.permission',
+      ])
       .where('agents.user_id', '=', userId)
       .where('agent_tools.agent_id', '=', agentId)
       .orderBy('agent_tools.tool_name')
       .execute();
-    return rows.map((row) => ({
-      toolName: row.tool_name,
-      enabled: fromFlag(row.enabled),
-      config: parseJsonObject(row.config),
-    }));
+    return rows.map((row) => {
+      const permission = parseJsonColumn(row.permission);
+      return {
+        toolName: row.tool_name,
+        enabled: fromFlag(row.enabled),
+        config: parseJsonObject(row.config),
+        ...(permission === undefined ? {} : { permission }),
+      };
+    });
   }
 
   /** Sets the agent's selection of one tool; `config` is merged into the stored config (API-1's PATCH). */
@@ -157,7 +168,7 @@ export class AgentRepository {
     userId: string,
     agentId: string,
     toolName: string,
-    changes: { enabled?: boolean; config?: Record<string, unknown> },
+    changes: { enabled?: boolean; config?: Record<string, unknown>; permission?: unknown },
   ): Promise<AgentToolRecord | undefined> {
     return this.#db.transaction().execute(async (transaction) => {
       const agent = await transaction
@@ -173,16 +184,21 @@ export class AgentRepository {
         .where('agent_id', '=', agentId)
         .where('tool_name', '=', toolName)
         .executeTakeFirst();
+      // `permission: null` forgets the agent's rule; undefined keeps it.
+      const permission =
+        changes.permission === undefined ? parseJsonColumn(current?.permission) : changes.permission;
       const next: AgentToolRecord = {
         toolName,
         enabled: changes.enabled ?? (current === undefined ? true : fromFlag(current.enabled)),
         config: { ...(current === undefined ? {} : parseJsonObject(current.config)), ...changes.config },
+        ...(permission === undefined || permission === null ? {} : { permission }),
       };
       const values = {
         agent_id: agentId,
         tool_name: toolName,
         enabled: toFlag(next.enabled),
         config: JSON.stringify(next.config),
+        permission: next.permission === undefined ? null : JSON.stringify(next.permission),
       };
       await transaction
         .insertInto('agent_tools')
@@ -190,7 +206,7 @@ export class AgentRepository {
         .onConflict((conflict) =>
           conflict
             .columns(['agent_id', 'tool_name'])
-            .doUpdateSet({ enabled: values.enabled, config: values.config }),
+            .doUpdateSet({ enabled: values.enabled, config: values.config, permission: values.permission }),
         )
         .execute();
       return next;

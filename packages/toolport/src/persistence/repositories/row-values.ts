@@ -23,3 +23,13 @@ export function parseJsonObject(text: string): Record<string, unknown> {
     return {};
   }
 }
+
+/** A JSON text column read without trusting it: null is absent, unparsable text comes back as the text itself. */
+export function parseJsonColumn(text: string | null | undefined): unknown {
+  if (text === null || text === undefined) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}

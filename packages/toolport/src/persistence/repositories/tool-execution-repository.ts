@@ -6,6 +6,7 @@ import type {
   ToolExecutionRecorder,
 } from '../../core/execution-recorder.ts';
 import { silentLogger } from '../../core/logger.ts';
+import type { ApprovalAudit } from '../../core/tool-approval.ts';
 import type { ToolportLogger } from '../../core/tool-types.ts';
 import { BatchedWriter } from '../batched-writer.ts';
 import { timeOrderedUuid } from '../time-ordered-id.ts';
@@ -28,6 +29,7 @@ export function toExecutionRow(entry: ToolExecutionRecord): Insertable<ToolExecu
     outcome: entry.outcome,
     result_size: entry.resultSize,
     parent_call_id: entry.parentCallId ?? null,
+    approval: entry.approval === undefined ? null : JSON.stringify(entry.approval),
   };
 }
 
@@ -154,5 +156,8 @@ function toRecord(row: ToolExecutionsTable): ToolExecutionRecord {
     outcome: isErrorCode(row.outcome) ? row.outcome : row.outcome === 'ok' ? 'ok' : 'internal_error',
     resultSize: Number(row.result_size),
     ...(row.parent_call_id === null ? {} : { parentCallId: row.parent_call_id }),
+    ...(row.approval === null || row.approval === undefined
+      ? {}
+      : { approval: JSON.parse(row.approval) as ApprovalAudit }),
   };
 }

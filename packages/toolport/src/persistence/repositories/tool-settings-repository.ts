@@ -3,13 +3,24 @@ import type { ToolSettingsInput } from '../../core/tool-types.ts';
 import type { DatabaseEngine } from '../database-engine.ts';
 import type { DatabaseSchema, UserToolSettingsTable } from '../database-schema.ts';
 import { UNCACHED_READS, type UserReads } from '../user-state-cache.ts';
-import { currentTimestamp, fromFlag, parseJsonObject, toFlag } from './row-values.ts';
+import { currentTimestamp, fromFlag, parseJsonColumn, parseJsonObject, toFlag } from './row-values.ts';
 
 /** A saved row as the settings policy reads it: unchecked values (CORE-3 coerces them at merge time). */
 export interface StoredToolSettings {
   enabled?: boolean;
   parameters: Record<string, unknown>;
   updatedAt: string;
+  /** Issue 16: the stored permission rule, unchecked (coerced where it is used). */
+  permission?: unknown;
+  approvalTimeoutSeconds?: number;
+}
+
+/** What a write stores (`put`, `update`'s change). */
+export interface ToolSettingsWrite {
+  enabled?: boolean;
+  parameters: Record<string, unknown>;
+  permission?: unknown;
+  approvalTimeoutSeconds?: number;
 }
 
 function toStored(row: UserToolSettingsTable): StoredToolSettings {
@@ -18,6 +29,10 @@ function toStored(row: UserToolSettingsTable): StoredToolSettings {
     updatedAt: row.updated_at,
   };
   if (row.enabled !== null) stored.enabled = fromFlag(row.enabled);
+  const permission = parseJsonColumn(row.permission);
+  if (permission !== undefined) stored.permission = permission;
+  if (row.approval_timeout_seconds !== null && row.approval_timeout_seconds !== undefined)
+    stored.approvalTimeoutSeconds = Number(row.approval_timeout_seconds);
   return stored;
 }
 
@@ -64,17 +79,15 @@ export class ToolSettingsRepository {
   }
 
   /** Replaces the saved row. */
-  async put(
-    userId: string,
-    toolName: string,
-    settings: { enabled?: boolean; parameters: Record<string, unknown> },
-  ): Promise<StoredToolSettings> {
+  async put(userId: string, toolName: string, settings: ToolSettingsWrite): Promise<StoredToolSettings> {
     const values = {
       user_id: userId,
       tool_name: toolName,
       enabled: settings.enabled === undefined ? null : toFlag(settings.enabled),
       parameters: JSON.stringify(settings.parameters),
       updated_at: currentTimestamp(),
+      permission: settings.permission === undefined ? null : JSON.stringify(settings.permission),
+      approval_timeout_seconds: settings.approvalTimeoutSeconds ?? null,
     };
     await this.#db
       .insertInto('user_tool_settings')
@@ -84,6 +97,8 @@ export class ToolSettingsRepository {
           enabled: values.enabled,
           parameters: values.parameters,
           updated_at: values.updated_at,
+          permission: values.permission,
+          approval_timeout_seconds: values.approval_timeout_seconds,
         }),
       )
       .execute();
@@ -97,10 +112,7 @@ export class ToolSettingsRepository {
   async update(
     userId: string,
     toolName: string,
-    change: (current: StoredToolSettings | undefined) => {
-      enabled?: boolean;
-      parameters: Record<string, unknown>;
-    },
+    change: (current: StoredToolSettings | undefined) => ToolSettingsWrite,
   ): Promise<StoredToolSettings> {
     return this.#db.transaction().execute(async (transaction) => {
       let current: UserToolSettingsTable | undefined;

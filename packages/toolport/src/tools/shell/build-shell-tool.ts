@@ -76,6 +76,8 @@ export interface ShellToolSpec {
   description: string;
   /** Settings screen title. */
   title: string;
+  /** Issue 16: permission patterns match each parsed simple command (`shell`, default) or the whole line. */
+  permissionSubject?: 'shell' | 'powershell';
 }
 
 interface ShellToolArguments {
@@ -148,6 +150,7 @@ export function buildShellTool(spec: ShellToolSpec): RegisteredTool {
       ],
     },
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+    permissionSubject: spec.permissionSubject ?? 'shell',
     describeSandbox: async (services) => {
       const status = await sandboxStatusFor(services);
       return status.available ? { sandboxed: true } : { sandboxed: false, reason: status.reason };

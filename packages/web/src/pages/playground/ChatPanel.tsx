@@ -107,7 +107,7 @@ export function ChatPanel({ chatId }: { chatId: string }) {
       />
       <ol className="transcript" aria-label="Conversation" aria-live="polite">
         {items.map((item, index) => (
-          <TranscriptItem key={index} item={item} />
+          <TranscriptItem key={index} item={item} chatId={chatId} />
         ))}
       </ol>
       <ErrorNotice error={error} />
@@ -153,7 +153,73 @@ export function ChatPanel({ chatId }: { chatId: string }) {
   );
 }
 
-function TranscriptItem({ item }: { item: TurnItem }) {
+type ApprovalAnswer = { decision: 'approve' | 'deny'; remember: 'call' | 'session' | 'always' };
+
+/**
+ * Issue 16: a call a permission rule marks `ask` waits in the turn until it is answered here
+ * (`POST /api/chats/:id/approvals/:callId`); "Always allow" writes an allow rule for exactly this call.
+ */
+function ApprovalRequest({
+  chatId,
+  item,
+}: {
+  chatId: string;
+  item: Extract<TurnItem, { kind: 'approval' }>;
+}) {
+  const [answered, setAnswered] = useState<string | undefined>(undefined);
+  const [error, setError] = useState<unknown>(undefined);
+  const toolName = String(item.detail.toolName ?? 'tool');
+  const answer = async (body: ApprovalAnswer, label: string) => {
+    setError(undefined);
+    try {
+      await call(
+        api.POST('/api/chats/{chatId}/approvals/{callId}', {
+          params: { path: { chatId, callId: item.id } },
+          body,
+        }),
+      );
+      setAnswered(label);
+    } catch (caught) {
+      setError(caught);
+    }
+  };
+  return (
+    <li className="msg approval" role="status" aria-label={`Approval of ${toolName}`}>
+      <span className="who">Approval requested</span> <code>{toolName}</code>{' '}
+      <span className="badge">{String(item.detail.reason ?? '')}</span>
+      <pre className="json">{prettyJson(item.detail.arguments ?? {})}</pre>
+      {answered !== undefined ? (
+        <p>{answered}</p>
+      ) : (
+        <div className="actions">
+          <button
+            type="button"
+            onClick={() => void answer({ decision: 'approve', remember: 'call' }, 'Approved')}
+          >
+            Approve
+          </button>
+          <button
+            type="button"
+            className="secondary"
+            onClick={() => void answer({ decision: 'approve', remember: 'always' }, 'Always allowed')}
+          >
+            Always allow
+          </button>
+          <button
+            type="button"
+            className="secondary"
+            onClick={() => void answer({ decision: 'deny', remember: 'call' }, 'Denied')}
+          >
+            Deny
+          </button>
+        </div>
+      )}
+      <ErrorNotice error={error} />
+    </li>
+  );
+}
+
+function TranscriptItem({ item, chatId }: { item: TurnItem; chatId: string }) {
   switch (item.kind) {
     case 'user':
       return (
@@ -190,12 +256,7 @@ function TranscriptItem({ item }: { item: TurnItem }) {
         </li>
       );
     case 'approval':
-      return (
-        <li className="msg approval" role="status">
-          <span className="who">Approval requested</span>{' '}
-          <pre className="json">{prettyJson(item.detail)}</pre>
-        </li>
-      );
+      return <ApprovalRequest chatId={chatId} item={item} />;
     case 'error':
       return (
         <li className="msg error" role="alert">
