@@ -40,7 +40,11 @@ async function startServer(script: string, args: string[]): Promise<Server> {
   const child = spawn(process.execPath, [path, ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
+  // A server that dies before it is ready (a broken checkout) must fail the run, not hang it.
+  const [line] = (await Promise.race([
+    once(createInterface({ input: child.stdout! }), 'line'),
+    once(child, 'exit').then(([code]) => Promise.reject(new Error(`${path} exited ${String(code)}`))),
+  ])) as [string];
   const { url, token } = JSON.parse(line) as { url: string; token?: string };
   return { child, url, token: token ?? '' };
 }
