@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_OPERATOR_POLICY, freezePolicy } from '../../src/policy/operator-policy.ts';
+import { FakeProviderServer } from '../providers/fake-provider-server.ts';
+import { scriptStep } from '../providers/scripted-streams.ts';
 import {
   OAUTH_SCOPE,
   OAUTH_WRITE_SCOPE,
@@ -26,9 +28,11 @@ describe.each(TEST_ENGINES)('MCP-1 OAuth for remote MCP servers on %s', (engine)
   let remote: OAuthMcpServer;
   let alice: User;
   let bob: User;
+  let fake: FakeProviderServer;
 
   beforeAll(async () => {
     target = await createTestDatabase(engine);
+    fake = await FakeProviderServer.start();
     remote = await startOAuthMcpServer();
     server = await startTestServer(await target.open(), { mcp: LOOPBACK_ALLOWED });
     alice = await createTestUser(server.services, 'alice');
@@ -36,6 +40,7 @@ describe.each(TEST_ENGINES)('MCP-1 OAuth for remote MCP servers on %s', (engine)
   });
   afterAll(async () => {
     await server?.close();
+    await fake?.close();
     await remote?.close();
     await target?.dispose();
   });
@@ -167,6 +172,52 @@ describe.each(TEST_ENGINES)('MCP-1 OAuth for remote MCP servers on %s', (engine)
     const redacted = await server.services.secrets.createReader(alice.id).listSecretValues!();
     expect(redacted).toContain(remote.acceptedTokens.at(-1));
     expect(redacted).toContain(remote.refreshTokens.at(-1));
+  });
+
+  it("once authorized, the server's tools run in a chat turn (the model calls one, the result reaches it)", async () => {
+    await addServer(alice, 'turnnotes');
+    expect((await call(alice, 'GET', '/api/settings/tools')).raw).not.toContain('turnnotes_whoami');
+    const serverId = String(
+      ((await call(alice, 'GET', '/api/mcp-servers')).body.servers as Json[]).find(
+        (row) => row.name === 'turnnotes',
+      )?.id,
+    );
+    await authorize(alice, serverId, 'alice-turn-account');
+    const provider = await call(alice, 'POST', '/api/providers', {
+      name: 'local-oauth-turn',
+      provider: 'openai-chat',
+      baseUrl: fake.baseURLFor('openai-chat'),
+      defaultModel: 'default-model',
+    });
+    expect(provider.status, provider.raw).toBe(201);
+    const chat = await call(alice, 'POST', '/api/chats', {});
+    expect(chat.status, chat.raw).toBe(201);
+    fake.enqueue(
+      'openai-chat',
+      scriptStep('openai-chat', {
+        toolCalls: [{ id: 'call_whoami', name: 'turnnotes_whoami', arguments: '{}' }],
+      }),
+    );
+    fake.enqueue('openai-chat', scriptStep('openai-chat', { text: 'You are alice-turn-account.' }));
+    const turn = await server.app.inject({
+      method: 'POST',
+      url: `/api/chats/${String(chat.body.id)}/turns`,
+      headers: alice.headers,
+      payload: { message: 'Who am I there?', provider: 'local-oauth-turn' },
+    });
+    expect(turn.statusCode, turn.body).toBe(200);
+    const events = turn.body
+      .split('\n\n')
+      .map((block) => block.split('\n').find((line) => line.startsWith('data: ')))
+      .filter((line): line is string => line !== undefined)
+      .map((line) => JSON.parse(line.slice('data: '.length)) as Json);
+    const result = events.find((event) => event.type === 'tool_result' && event.id === 'call_whoami');
+    expect(JSON.stringify(result)).toContain('account:alice-turn-account');
+    expect(result?.error).toBeUndefined();
+    // What the model was sent back is the tool's answer, never a token.
+    const sentBack = JSON.stringify(fake.requests.at(-1)?.body);
+    expect(sentBack).toContain('account:alice-turn-account');
+    for (const token of remote.acceptedTokens) expect(sentBack).not.toContain(token);
   });
 
   it('binds each state to its user and server, uses it once, and keeps two users apart', async () => {
