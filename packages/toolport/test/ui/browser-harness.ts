@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
 /** Debian's chromium (`.ci/run` installs it); playwright-core never downloads a browser. */
 export const CHROMIUM_PATH = process.env.TOOLPORT_CHROMIUM ?? '/usr/bin/chromium';
@@ -129,4 +129,10 @@ export async function apiCall(
     status: response.status,
     body: (text === '' ? undefined : JSON.parse(text)) as Record<string, unknown>,
   };
+}
+
+/** Follows the main navigation's link and waits for the page's own heading (links and headings share names). */
+export async function openPage(page: Page, link: string): Promise<void> {
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: link, exact: true }).click();
+  await page.getByRole('heading', { level: 1, name: link, exact: true }).waitFor();
 }

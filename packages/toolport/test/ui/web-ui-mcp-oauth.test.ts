@@ -5,16 +5,12 @@ import {
   apiCall,
   assertBrowserPrerequisites,
   launchBrowser,
+  openPage,
   screenshotPath,
   spawnServe,
   type BrowserSession,
   type ServeProcess,
 } from './browser-harness.ts';
-
-async function openPage(page: Page, link: string): Promise<void> {
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: link, exact: true }).click();
-  await page.getByRole('heading', { level: 1, name: link, exact: true }).waitFor();
-}
 
 /*
  * UI-1 x MCP-1 (issue 18 item 2: "the web UI gets a Connect button from these routes"): a remote MCP server behind

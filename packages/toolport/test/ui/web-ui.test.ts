@@ -9,6 +9,7 @@ import {
   apiCall,
   assertBrowserPrerequisites,
   launchBrowser,
+  openPage,
   screenshotPath,
   spawnServe,
   type BrowserSession,
@@ -46,11 +47,6 @@ async function everythingThePageHolds(page: Page): Promise<string> {
     );
     return [document.documentElement.outerHTML, ...values, ...storage].join('\n');
   });
-}
-
-async function openPage(page: Page, link: string): Promise<void> {
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: link, exact: true }).click();
-  await page.getByRole('heading', { level: 1, name: link, exact: true }).waitFor();
 }
 
 // A shared 2-core machine can make one step slow; the budgets are measured by the bench, never here.
