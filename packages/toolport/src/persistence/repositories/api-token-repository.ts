@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { sql, type CompiledQuery, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { DatabaseSchema } from '../database-schema.ts';
+import { coalesceLookups } from '../coalesced-lookup.ts';
+import type { DatabaseEngine } from '../database-engine.ts';
 import { prepareOnce } from '../prepared-query.ts';
 import { currentTimestamp } from './row-values.ts';
 import { toUserRecord, type UserRecord } from './user-repository.ts';
@@ -36,30 +38,43 @@ export class ApiTokenRepository {
   readonly #db: Kysely<DatabaseSchema>;
 
   /** The one query every authenticated request runs (AUTH-1: no token cache, so a revocation is immediate). */
-  readonly #ownerByHash: (parameters: readonly unknown[]) => CompiledQuery<OwnerRow>;
+  readonly #findOwner: (tokenHash: string) => Promise<OwnerRow | undefined>;
 
-  constructor(db: Kysely<DatabaseSchema>) {
+  constructor(db: Kysely<DatabaseSchema>, engine: DatabaseEngine) {
     this.#db = db;
-    this.#ownerByHash = prepareOnce(
-      'owner_by_hash',
-      db
-        .selectFrom('api_tokens')
-        .innerJoin('users', 'users.id', 'api_tokens.user_id')
-        .select([
-          'api_tokens.id as token_id',
-          'api_tokens.token_hash',
-          'users.id',
-          'users.name',
-          'users.is_admin',
-          'users.created_at',
-          'users.state_version',
-        ])
-        // `(select ?)`, not a bare `?`: SQLite (better-sqlite3 is built with STAT4) lets a bare parameter steer the
-        // join's plan, and then re-plans the statement on every binding — ~8 µs of each request's ~11 µs lookup.
-        // A subquery's value cannot steer it; both engines still seek the unique index. Same rows, same single query.
-        .where('api_tokens.token_hash', '=', sql<string>`(select ${''})`)
-        .compile(),
-    );
+    const owners = db
+      .selectFrom('api_tokens')
+      .innerJoin('users', 'users.id', 'api_tokens.user_id')
+      .select([
+        'api_tokens.id as token_id',
+        'api_tokens.token_hash',
+        'users.id',
+        'users.name',
+        'users.is_admin',
+        'users.created_at',
+        'users.state_version',
+      ]);
+    if (engine === 'postgres') {
+      // A round trip per statement is most of a request's cost on PostgreSQL: concurrent requests' lookups share one
+      // (coalesced-lookup.ts), by the unique index as before (`= any($1)`).
+      const byHashes = prepareOnce(
+        'owners_by_hashes',
+        owners.where('api_tokens.token_hash', '=', sql<string>`any(${[]})`).compile(),
+      );
+      this.#findOwner = coalesceLookups(async (hashes) => {
+        const { rows } = await db.executeQuery(byHashes([hashes]));
+        return new Map(rows.map((row) => [row.token_hash, row]));
+      });
+    } else {
+      // In process and synchronous, SQLite gains nothing from sharing a statement. `(select ?)`, not a bare `?`:
+      // better-sqlite3 is built with STAT4, which lets a bare parameter steer the join's plan and then re-plans the
+      // statement on every binding (~8 µs of a ~11 µs lookup); a subquery's value cannot steer it. Same index seeks.
+      const byHash = prepareOnce(
+        'owner_by_hash',
+        owners.where('api_tokens.token_hash', '=', sql<string>`(select ${''})`).compile(),
+      );
+      this.#findOwner = async (hash) => (await db.executeQuery(byHash([hash]))).rows[0];
+    }
   }
 
   async create(userId: string, tokenHash: string, label: string): Promise<ApiTokenRecord> {
@@ -76,7 +91,7 @@ export class ApiTokenRepository {
   }
 
   async findOwnerByHash(tokenHash: string): Promise<TokenOwner | undefined> {
-    const [row] = (await this.#db.executeQuery(this.#ownerByHash([tokenHash]))).rows;
+    const row = await this.#findOwner(tokenHash);
     if (row === undefined) return undefined;
     return {
       tokenId: row.token_id,
