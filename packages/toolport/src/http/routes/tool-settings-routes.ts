@@ -28,10 +28,10 @@ export function registerToolSettingsRoutes(app: ToolportApp, services: ToolportS
         response: { 200: ToolSettingsListResponseSchema, 401: errorResponses[401] },
       },
       // The body Fastify serialized for a listing built here is kept as sent (bytes, so the next send skips encoding).
-      onSend: async (request, reply, payload) => {
+      onSend: (request, reply, payload, done) => {
         const key = listingKeys.get(request);
-        if (key === undefined || reply.statusCode !== 200 || typeof payload !== 'string') return payload;
-        return listings.store(key, payload);
+        if (key === undefined || reply.statusCode !== 200 || typeof payload !== 'string') done(null, payload);
+        else done(null, listings.store(key, payload));
       },
     },
     async (request, reply) => {
@@ -44,8 +44,12 @@ export function registerToolSettingsRoutes(app: ToolportApp, services: ToolportS
       const body = listings.find(key);
       // Bytes skip the serializer (the schema types only the object form).
       if (body !== undefined) return reply.type(JSON_CONTENT_TYPE).send(body as never);
+      const listing = {
+        tools: services.toolSettings.describeListing(user, inputs),
+        loadErrors: [...loadErrors],
+      };
       listingKeys.set(request, key);
-      return { tools: services.toolSettings.describeListing(user, inputs), loadErrors: [...loadErrors] };
+      return listing;
     },
   );
 
