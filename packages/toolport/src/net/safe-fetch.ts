@@ -1,4 +1,5 @@
 import type { LookupAddress } from 'node:dns';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { LookupFunction } from 'node:net';
 import { Agent, fetch as undiciFetch, type Dispatcher } from 'undici';
 import { DeadlineScheduler } from '../core/deadline-scheduler.ts';
@@ -11,6 +12,7 @@ import {
   type OutboundAllowlist,
 } from './ip-address-policy.ts';
 import { checkOutboundUrl, describeUrl, systemResolve, type HostResolver } from './outbound-url.ts';
+import { dispatchCapped, type CappedDispatch } from './capped-dispatch.ts';
 import { planRedirect } from './redirect-plan.ts';
 
 /**
@@ -154,18 +156,28 @@ export function createSafeFetch(options: SafeFetchOptions = {}): SafeFetch {
       const timeoutMs = request.timeoutMs ?? options.defaultTimeoutMs ?? DEFAULT_OUTBOUND_TIMEOUT_MS;
       const maxBytes =
         request.maxResponseBytes ?? options.defaultMaxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-      // One AbortController and a shared deadline scheduler, not AbortSignal.timeout + AbortSignal.any per request:
-      // those two cost more than the loopback request itself.
-      const controller = new AbortController();
+      // A shared deadline scheduler and the dispatch's own abort, not AbortSignal.timeout + AbortSignal.any and a
+      // signal per request: those cost more than the loopback request itself.
       let timedOut = false;
+      let stopped: Error | undefined;
+      let inFlight: CappedDispatch | undefined;
+      const stop = (reason: Error): void => {
+        stopped ??= reason;
+        inFlight?.abort(reason);
+      };
       const deadline = deadlines.schedule(timeoutMs, () => {
         timedOut = true;
-        controller.abort(new Error('timeout'));
+        stop(new Error('timeout'));
       });
-      const forwardAbort = (): void => controller.abort(signal?.reason);
+      const forwardAbort = (): void => stop(abortReasonOf(signal!));
       if (signal?.aborted === true) forwardAbort();
       else signal?.addEventListener('abort', forwardAbort, { once: true });
-      const combined = controller.signal;
+      // A caller that judges every hop itself (web_page_summary: robots.txt per origin) gets the 3xx as is.
+      const followsRedirect = (status: number, responseHeaders: IncomingHttpHeaders): boolean =>
+        status >= 300 &&
+        status <= 399 &&
+        typeof responseHeaders.location === 'string' &&
+        request.followRedirects !== false;
       let url = request.url;
       let method = (request.method ?? 'GET').toUpperCase();
       let headers = request.headers;
@@ -173,23 +185,22 @@ export function createSafeFetch(options: SafeFetchOptions = {}): SafeFetch {
       try {
         for (let hop = 0; ; hop += 1) {
           const target = assertUrlAllowed(url);
-          const response = await dispatcher.request({
-            origin: target.origin,
-            path: `${target.pathname}${target.search}`,
-            method: method as Dispatcher.HttpMethod,
-            headers,
-            body: body === undefined ? null : body,
-            signal: combined,
-          });
+          if (stopped !== undefined) throw stopped;
+          inFlight = dispatchCapped(
+            dispatcher,
+            {
+              origin: target.origin,
+              path: `${target.pathname}${target.search}`,
+              method: method as Dispatcher.HttpMethod,
+              headers,
+              body: body === undefined ? null : body,
+            },
+            maxBytes,
+            followsRedirect,
+          );
+          const response = await inFlight.response;
           const location = response.headers.location;
-          if (
-            response.statusCode >= 300 &&
-            response.statusCode <= 399 &&
-            typeof location === 'string' &&
-            // A caller that judges every hop itself (web_page_summary: robots.txt per origin) gets the 3xx as is.
-            request.followRedirects !== false
-          ) {
-            discard(response.body);
+          if (followsRedirect(response.statusCode, response.headers) && typeof location === 'string') {
             const plan = planRedirect({
               status: response.statusCode,
               location,
@@ -205,13 +216,12 @@ export function createSafeFetch(options: SafeFetchOptions = {}): SafeFetch {
             if (plan.crossOrigin) headers = undefined;
             continue;
           }
-          const { bytes, truncated } = await readCapped(response.body, maxBytes);
           return {
             status: response.statusCode,
             url,
             headers: flattenHeaders(response.headers),
-            body: bytes,
-            truncated,
+            body: response.body,
+            truncated: response.truncated,
           };
         }
       } catch (error) {
@@ -243,52 +253,21 @@ export function createSafeFetch(options: SafeFetchOptions = {}): SafeFetch {
   };
 }
 
-function readCapped(
-  body: Dispatcher.ResponseData['body'],
-  maxBytes: number,
-): Promise<{ bytes: Uint8Array; truncated: boolean }> {
-  // Event-driven rather than `for await`: the async iterator costs more than a small loopback response itself.
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let received = 0;
-    const onData = (chunk: Buffer): void => {
-      const room = maxBytes - received;
-      if (chunk.byteLength > room) {
-        // Stop at the cap even if the server keeps sending: never buffer past it.
-        chunks.push(chunk.subarray(0, room));
-        received += room;
-        body.off('data', onData);
-        body.off('end', onEnd);
-        discard(body);
-        resolve({ bytes: Buffer.concat(chunks, received), truncated: true });
-        return;
-      }
-      chunks.push(chunk);
-      received += chunk.byteLength;
-    };
-    const onEnd = (): void =>
-      resolve({
-        bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received),
-        truncated: false,
-      });
-    body.on('data', onData);
-    body.once('end', onEnd);
-    body.once('error', reject);
-  });
-}
-
-/** Closes a body we will not read; the stream's abort error has nobody to reach and must not go uncaught. */
-function discard(body: Dispatcher.ResponseData['body']): void {
-  body.on('error', () => {});
-  body.destroy();
-}
-
-function flattenHeaders(headers: Dispatcher.ResponseData['headers']): Record<string, string> {
+function flattenHeaders(headers: IncomingHttpHeaders): Record<string, string> {
   const flat: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
   }
   return flat;
+}
+
+/** The caller's abort reason as an Error (an AbortSignal's reason may be any value). */
+function abortReasonOf(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  if (reason instanceof Error) return reason;
+  const error = new Error('The operation was aborted.');
+  error.name = 'AbortError';
+  return error;
 }
 
 function safeDescribe(text: string): string {
