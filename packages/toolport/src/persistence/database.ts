@@ -62,7 +62,7 @@ export function openDatabase(
     const database = new SqliteDatabase(path);
     for (const pragma of SQLITE_PRAGMAS) database.pragma(pragma);
     const wrapped = wrapDialect(
-      new SqliteDialect({ database: withStatementCache(database) }),
+      new SqliteDialect({ database: withStatementCache(withImmediateTransactions(database)) }),
       'sqlite',
       `sqlite:${path}`,
     );
@@ -81,6 +81,22 @@ export function openDatabase(
     'bad_request',
     `Unsupported database URL ${JSON.stringify(redactUrl(url))}: use sqlite:<path> or postgres://user@host:port/database.`,
   );
+}
+
+/**
+ * Kysely opens SQLite transactions with a deferred `begin`. A file database has a second writer (the audit worker's
+ * connection), and a deferred transaction that reads and then writes fails at once with SQLITE_BUSY when that
+ * connection committed in between (its read snapshot is stale; the busy timeout does not apply). `begin immediate`
+ * takes the write lock first, so the two writers wait for each other instead.
+ */
+function withImmediateTransactions(database: SqliteDatabase.Database): {
+  prepare(sql: string): ReturnType<SqliteDatabase.Database['prepare']>;
+  close(): unknown;
+} {
+  return {
+    prepare: (sql) => database.prepare(sql === 'begin' ? 'begin immediate' : sql),
+    close: () => database.close(),
+  };
 }
 
 /** Wraps any Kysely dialect of a supported engine (tests use PGlite through this). */

@@ -22,7 +22,8 @@ const runBatch = database.transaction((batch: OffThreadBatch) => {
 parentPort!.on('message', (batch: OffThreadBatch) => {
   let reply: OffThreadReply;
   try {
-    runBatch(batch);
+    // Immediate: take the write lock before the first insert, like the main connection's transactions (database.ts).
+    runBatch.immediate(batch);
     reply = { id: batch.id };
   } catch (error) {
     reply = { id: batch.id, error: error instanceof Error ? error.message : String(error) };

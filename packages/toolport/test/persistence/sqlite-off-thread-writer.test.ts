@@ -111,6 +111,38 @@ describe('CORE-6 audit rows on a SQLite file, written off the main thread', () =
       ${tail}
     `;
   };
+  it('a main-connection transaction that reads, then writes, is not failed by a batch the worker commits meanwhile', async () => {
+    const { database } = await freshFile();
+    const writer = database.offThreadWriter!;
+    const insert =
+      'insert into tool_executions (id, call_id, tool_name, user_id, started_at, duration_ms, outcome, result_size) ' +
+      'values (?, ?, ?, ?, ?, ?, ?, ?)';
+    await writer.run(insert, [['warm', 'c', 't', 'race-user', '2026-01-01T00:00:00.000Z', 1, 'ok', 1]]);
+    let batch: Promise<void> | undefined;
+    await database.db.transaction().execute(async (transaction) => {
+      await transaction.selectFrom('users').select('id').execute();
+      // The worker's batch lands between this transaction's read and its write: with a deferred BEGIN the write
+      // would fail at once with SQLITE_BUSY (the read snapshot is stale); BEGIN IMMEDIATE makes the batch wait.
+      batch = writer.run(insert, [['raced', 'c', 't', 'race-user', '2026-01-01T00:00:00.000Z', 1, 'ok', 1]]);
+      await Promise.race([batch, new Promise((resolve) => setTimeout(resolve, 300))]);
+      await transaction
+        .insertInto('tool_executions')
+        .values({
+          id: 'main',
+          call_id: 'c',
+          tool_name: 't',
+          user_id: 'race-user',
+          started_at: '2026-01-01T00:00:00.000Z',
+          duration_ms: 1,
+          outcome: 'ok',
+          result_size: 1,
+        })
+        .execute();
+    });
+    await batch;
+    expect(await countRows(database, 'race-user')).toBe(3);
+  });
+
   // A script file, not `-e`: an evaluated script exits without waiting for a referenced worker, which would hide a hang.
   const runChild = (script: string) => {
     const file = join(directories.at(-1)!, 'child.mjs');
