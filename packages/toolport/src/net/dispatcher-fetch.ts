@@ -44,6 +44,10 @@ function addDefaultHeaders(headers: Record<string, string>): void {
   headers['user-agent'] ??= 'undici';
 }
 
+/** The DOM's BodyInit/HeadersInit, which this build's lib (no DOM) reaches only through RequestInit. */
+type FetchBody = RequestInit['body'];
+type FetchHeaders = RequestInit['headers'];
+
 type RequestBody = string | Uint8Array | Readable | null;
 
 interface PreparedBody {
@@ -54,7 +58,7 @@ interface PreparedBody {
   replayable: boolean;
 }
 
-async function prepareBody(body: BodyInit | null | undefined): Promise<PreparedBody> {
+async function prepareBody(body: FetchBody): Promise<PreparedBody> {
   if (body === null || body === undefined) return { body: null, replayable: true };
   if (typeof body === 'string') return { body, contentType: 'text/plain;charset=UTF-8', replayable: true };
   if (body instanceof Uint8Array) return { body, replayable: true };
@@ -89,7 +93,7 @@ async function prepareBody(body: BodyInit | null | undefined): Promise<PreparedB
 }
 
 /** The caller's headers as one lower-cased record (repeated names joined, as the Headers class does). */
-function flatHeaders(init: HeadersInit | undefined): Record<string, string> {
+function flatHeaders(init: FetchHeaders): Record<string, string> {
   const flat: Record<string, string> = {};
   const add = (name: string, value: string): void => {
     const key = name.toLowerCase();
@@ -297,7 +301,7 @@ async function toResponse(
   }
   const raw = response.headers;
   const init: ResponseInit = { status, statusText: response.statusText ?? '', headers: headerPairs(raw) };
-  let body: BodyInit | null;
+  let body: FetchBody;
   if (NULL_BODY_STATUSES.has(status) || method === 'HEAD') {
     discard(response.body);
     body = null;
