@@ -56,7 +56,9 @@ describe('NET-1 fetch on dispatcher.request', () => {
           response.end(text);
         } else if (path === '/echo') {
           response.writeHead(200, { 'content-type': 'application/json' });
-          response.end(JSON.stringify({ method: request.method, body: Buffer.concat(chunks).toString('utf8') }));
+          response.end(
+            JSON.stringify({ method: request.method, body: Buffer.concat(chunks).toString('utf8') }),
+          );
         } else if (path === '/sse') {
           response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
           response.write('event: message\ndata: first\n\n');
@@ -127,9 +129,9 @@ describe('NET-1 fetch on dispatcher.request', () => {
       body: '{}',
       headers: { 'content-type': 'application/json', 'x-one': 'a' },
     });
-    expect(await send(new TextEncoder().encode('bytes'), new Headers({ authorization: 'Bearer t' }))).toMatchObject(
-      { body: 'bytes', headers: { authorization: 'Bearer t' } },
-    );
+    expect(
+      await send(new TextEncoder().encode('bytes'), new Headers({ authorization: 'Bearer t' })),
+    ).toMatchObject({ body: 'bytes', headers: { authorization: 'Bearer t' } });
     expect(await send(new URLSearchParams({ a: '1', b: 'two' }), [['x-pair', 'p']])).toMatchObject({
       body: 'a=1&b=two',
       headers: { 'content-type': 'application/x-www-form-urlencoded;charset=UTF-8', 'x-pair': 'p' },

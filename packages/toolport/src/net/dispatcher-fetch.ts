@@ -1,6 +1,14 @@
 import { Readable, type Transform } from 'node:stream';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { promisify } from 'node:util';
-import { brotliDecompress, createBrotliDecompress, createGunzip, createInflate, gunzip, inflate } from 'node:zlib';
+import {
+  brotliDecompress,
+  createBrotliDecompress,
+  createGunzip,
+  createInflate,
+  gunzip,
+  inflate,
+} from 'node:zlib';
 import type { Dispatcher } from 'undici';
 import { ToolportError } from '../core/errors.ts';
 import { planRedirect } from './redirect-plan.ts';
@@ -35,7 +43,13 @@ const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 const NORMALIZED_METHODS = new Set(['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'PATCH']);
 
 /** Dropped with the body when a redirect turns the request into a GET (fetch's request-body-header names). */
-const REQUEST_BODY_HEADERS = ['content-type', 'content-length', 'content-encoding', 'content-language', 'content-location'];
+const REQUEST_BODY_HEADERS = [
+  'content-type',
+  'content-length',
+  'content-encoding',
+  'content-language',
+  'content-location',
+];
 
 /** The headers fetch adds when the caller set none (undici's fetch: its user agent, any type, the codings it decodes). */
 function addDefaultHeaders(headers: Record<string, string>): void {
@@ -84,7 +98,7 @@ async function prepareBody(body: FetchBody): Promise<PreparedBody> {
     };
   }
   if (body instanceof ReadableStream) {
-    return { body: Readable.fromWeb(body as import('node:stream/web').ReadableStream), replayable: false };
+    return { body: Readable.fromWeb(body as WebReadableStream), replayable: false };
   }
   if (typeof (body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator] === 'function') {
     return { body: Readable.from(body as AsyncIterable<Uint8Array>), replayable: false };
@@ -221,7 +235,8 @@ export function createDispatcherFetch(options: DispatcherFetchOptions): typeof g
 
   async function exchange(input: string | URL | Request, init: RequestInit | undefined): Promise<Response> {
     // A Request object carries its own method, headers, body and signal; `init` overrides them, as in fetch.
-    const request = input instanceof Request ? (init === undefined ? input : new Request(input, init)) : undefined;
+    const request =
+      input instanceof Request ? (init === undefined ? input : new Request(input, init)) : undefined;
     let url = urlOf(input);
     const rawMethod = request?.method ?? init?.method ?? 'GET';
     let method = NORMALIZED_METHODS.has(rawMethod.toUpperCase()) ? rawMethod.toUpperCase() : rawMethod;
@@ -257,7 +272,8 @@ export function createDispatcherFetch(options: DispatcherFetchOptions): typeof g
       const location = response.headers.location;
       if (status >= 300 && status <= 399 && typeof location === 'string' && redirectMode !== 'manual') {
         discard(response.body);
-        if (redirectMode === 'error') throw new TypeError('fetch failed: a redirect was refused (redirect: error).');
+        if (redirectMode === 'error')
+          throw new TypeError('fetch failed: a redirect was refused (redirect: error).');
         const plan = planRedirect({
           status,
           location,
@@ -268,7 +284,10 @@ export function createDispatcherFetch(options: DispatcherFetchOptions): typeof g
           maxRedirects,
         });
         if (!plan.dropBody && !prepared.replayable && prepared.body !== null) {
-          throw new ToolportError('execution_failed', `A streamed request body cannot follow a ${status} redirect.`);
+          throw new ToolportError(
+            'execution_failed',
+            `A streamed request body cannot follow a ${status} redirect.`,
+          );
         }
         url = plan.url;
         method = plan.method;
@@ -319,7 +338,10 @@ async function toResponse(
         throw mapError(error);
       }
     } else {
-      body = toWebStream(decoders.length === 0 ? response.body : decodeStream(response.body, decoders), mapError);
+      body = toWebStream(
+        decoders.length === 0 ? response.body : decodeStream(response.body, decoders),
+        mapError,
+      );
     }
   }
   let answer: Response;

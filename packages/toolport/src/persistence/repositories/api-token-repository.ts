@@ -55,8 +55,8 @@ export class ApiTokenRepository {
           'users.state_version',
         ])
         // `cast(? as text)`, not a bare parameter: SQLite (3.54) re-prepares a join whose WHERE compares a column to a
-        // bare bound parameter on every run (the planner keeps the value for constant propagation), which made this
-        // lookup cost 3× what it does with the cast. PostgreSQL reads the same text.
+        // bare bound parameter on every run (perf: sqlite3Reprepare under Statement::JS_all), which made this lookup
+        // cost 3× what it does with the cast. PostgreSQL reads the same text.
         .where('api_tokens.token_hash', '=', sql<string>`cast(${''} as text)`)
         .compile(),
     );
