@@ -3,7 +3,9 @@
 // Goals (issue 6): cold start ≤ 250 ms, ≥ 5,000 calls/s. "toolport echo" is the same lean stdio server with an echo
 // tool (run from src/ with type stripping, so its cold start is not the product's): the like-for-like round trip.
 // Then `/mcp` on `toolport serve` (the built bin, its own process, SQLite in a temp data dir) under the same client
-// over Streamable HTTP, against `toolport mcp` in the same run. Goal (issue 10): /mcp ≥ 0.5× stdio's calls/s.
+// over Streamable HTTP, against `toolport mcp` in the same run. Goal (issue 10): /mcp ≥ 0.5× stdio's calls/s. The HTTP
+// client's fetch is toolport's NET-1 fetch (what its own MCP client pool uses); the same subjects run on the global
+// fetch too (the SDK's default), so both figures are printed.
 // Issue 11: cold starts interleaved, toolport mcp ≤ 0.5× server-everything; 8 calls in flight ≥ 1.0× its echo.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -132,10 +134,11 @@ for (const subject of subjects) {
 /** `toolport serve` on a free port with a fresh data dir; resolves with its URL and the admin token. */
 async function startServe(
   dataDirectory: string,
+  bin = BIN,
 ): Promise<{ child: ChildProcess; url: string; token: string }> {
   const child = spawn(
     process.execPath,
-    [BIN, 'serve', '--port', '0', '--data-dir', dataDirectory, '--log-level', 'warn'],
+    [bin, 'serve', '--port', '0', '--data-dir', dataDirectory, '--log-level', 'warn'],
     {
       stdio: ['ignore', 'ignore', 'pipe'],
       env: { PATH: process.env.PATH ?? '', HOME: dataDirectory },
@@ -182,6 +185,15 @@ server.listen(0, '127.0.0.1', () => process.stdout.write(String(server.address()
 const dataDirectory = mkdtempSync(join(tmpdir(), 'toolport-bench-mcp-http-'));
 const closeAfter: Array<() => Promise<void>> = [];
 const served = await startServe(dataDirectory);
+// BENCH_MCP_BASELINE=<another checkout's packages/toolport, built>: its `serve` joins the rounds as "before: /mcp"
+// (same client, toolport's fetch), so a change to the server side is measured against the code before it.
+const baselineRoot = process.env.BENCH_MCP_BASELINE;
+const baselineDirectory =
+  baselineRoot === undefined ? undefined : mkdtempSync(join(tmpdir(), 'toolport-bench-mcp-base-'));
+const baseline =
+  baselineRoot === undefined
+    ? undefined
+    : await startServe(baselineDirectory!, join(baselineRoot, 'bin', 'toolport.js'));
 const floor = spawn(process.execPath, ['--input-type=module', '-e', FLOOR_SERVER], {
   stdio: ['ignore', 'pipe', 'inherit'],
 });
@@ -226,6 +238,17 @@ try {
       arguments: {},
       client: await httpClient(floorUrl, outbound.fetch),
     },
+    ...(baseline === undefined
+      ? []
+      : [
+          {
+            label: 'before: toolport /mcp',
+            detail: `Streamable HTTP on ${baselineRoot}'s serve, toolport fetch`,
+            tool: 'get_current_datetime',
+            arguments: { timezone: 'UTC' },
+            client: await httpClient(new URL('/mcp', baseline.url), outbound.fetch, baseline.token),
+          },
+        ]),
     {
       label: 'toolport /mcp, global fetch',
       detail: 'Streamable HTTP on toolport serve, global fetch',
@@ -272,8 +295,11 @@ try {
   }
 } finally {
   served.child.kill('SIGTERM');
+  baseline?.child.kill('SIGTERM');
   floor.kill('SIGTERM');
   await new Promise((resolve) => served.child.once('exit', resolve));
+  if (baseline !== undefined) await new Promise((resolve) => baseline.child.once('exit', resolve));
+  if (baselineDirectory !== undefined) rmSync(baselineDirectory, { recursive: true, force: true });
   for (const close of closeAfter) await close();
   rmSync(dataDirectory, { recursive: true, force: true });
 }
@@ -298,7 +324,12 @@ process.stdout.write(
     `the same on the global fetch (the SDK's default): /mcp ÷ stdio ${ratio('toolport /mcp, global fetch', 'toolport mcp')}; ` +
     `/mcp ÷ HTTP floor ${ratio('toolport /mcp, global fetch', 'HTTP floor, global fetch')}; HTTP floor ÷ stdio ` +
     `${ratio('HTTP floor, global fetch', 'toolport mcp')}; toolport fetch ÷ global fetch on /mcp ` +
-    `${ratio('toolport /mcp', 'toolport /mcp, global fetch')}\n${loadLine()}\n`,
+    `${ratio('toolport /mcp', 'toolport /mcp, global fetch')}\n` +
+    (baseline === undefined
+      ? ''
+      : `server before → after (same client): /mcp ÷ before ${ratio('toolport /mcp', 'before: toolport /mcp')}; ` +
+        `before /mcp ÷ stdio ${ratio('before: toolport /mcp', 'toolport mcp')}\n`) +
+    `${loadLine()}\n`,
 );
 // Issue 11 item 5: 8 calls in flight, toolport's get_current_datetime against server-everything's echo, rounds
 // interleaved so the machine's load hits both alike. BENCH_MCP_ROUNDS, BENCH_MCP_CONCURRENT_CALLS tune it.
