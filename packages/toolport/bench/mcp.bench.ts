@@ -193,7 +193,15 @@ const baselineDirectory =
 const baseline =
   baselineRoot === undefined
     ? undefined
-    : await startServe(baselineDirectory!, join(baselineRoot, 'bin', 'toolport.js'));
+    : await startServe(baselineDirectory!, join(baselineRoot, 'bin', 'toolport.js')).catch(
+        (error: unknown) => {
+          // Not started: the finally below is not reached yet, so stop the first serve here.
+          served.child.kill('SIGTERM');
+          rmSync(dataDirectory, { recursive: true, force: true });
+          rmSync(baselineDirectory!, { recursive: true, force: true });
+          throw error;
+        },
+      );
 const floor = spawn(process.execPath, ['--input-type=module', '-e', FLOOR_SERVER], {
   stdio: ['ignore', 'pipe', 'inherit'],
 });
