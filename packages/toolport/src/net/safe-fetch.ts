@@ -1,7 +1,7 @@
 import type { LookupAddress } from 'node:dns';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { LookupFunction } from 'node:net';
-import { Agent, fetch as undiciFetch, type Dispatcher } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import { DeadlineScheduler } from '../core/deadline-scheduler.ts';
 import { ToolportError } from '../core/errors.ts';
 import type { OutboundHttpClient, OutboundHttpRequest, OutboundHttpResponse } from '../core/tool-types.ts';
@@ -13,6 +13,7 @@ import {
 } from './ip-address-policy.ts';
 import { checkOutboundUrl, describeUrl, systemResolve, type HostResolver } from './outbound-url.ts';
 import { dispatchCapped, type CappedDispatch } from './capped-dispatch.ts';
+import { createDispatcherFetch } from './dispatcher-fetch.ts';
 import { planRedirect } from './redirect-plan.ts';
 
 /**
@@ -117,39 +118,13 @@ export function createSafeFetch(options: SafeFetchOptions = {}): SafeFetch {
     });
   };
 
-  const guardedFetch = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
-    let url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-    let requestInit: RequestInit = init;
-    for (let hop = 0; ; hop += 1) {
-      assertUrlAllowed(url);
-      const response = (await undiciFetch(url, {
-        ...(requestInit as Record<string, unknown>),
-        redirect: 'manual',
-        dispatcher,
-      } as Parameters<typeof undiciFetch>[1])) as unknown as Response;
-      const location = response.headers.get('location');
-      if (response.status < 300 || response.status > 399 || location === null || init.redirect === 'manual')
-        return response;
-      if (init.redirect === 'error') throw new ToolportError('execution_failed', 'A redirect was refused.');
-      await response.body?.cancel();
-      const plan = planRedirect({
-        status: response.status,
-        location,
-        url,
-        method: requestInit.method ?? 'GET',
-        hasBody: requestInit.body !== undefined && requestInit.body !== null,
-        hop,
-        maxRedirects,
-      });
-      url = plan.url;
-      requestInit = {
-        ...requestInit,
-        method: plan.method,
-        ...(plan.dropBody ? { body: undefined } : {}),
-        ...(plan.crossOrigin ? { headers: undefined } : {}),
-      };
-    }
-  };
+  // fetch on the same dispatcher (the guarded lookup) and the same URL and redirect rules as `client.request`.
+  const guardedFetch = createDispatcherFetch({
+    dispatcher,
+    checkUrl: assertUrlAllowed,
+    maxRedirects,
+    toFetchError: toFetchFailure,
+  });
 
   const client: OutboundHttpClient = {
     async request(request: OutboundHttpRequest, signal?: AbortSignal): Promise<OutboundHttpResponse> {
@@ -240,13 +215,7 @@ export function createSafeFetch(options: SafeFetchOptions = {}): SafeFetch {
   };
 
   return {
-    fetch: (async (input: string | URL | Request, init?: RequestInit) => {
-      try {
-        return await guardedFetch(input, init);
-      } catch (error) {
-        throw unwrapBlocked(error);
-      }
-    }) as typeof globalThis.fetch,
+    fetch: guardedFetch,
     client,
     assertUrlAllowed,
     close: () => dispatcher.close(),
@@ -285,12 +254,7 @@ function safeDescribe(text: string): string {
 function toSafeError(error: unknown, url: string): unknown {
   const ours = unwrapBlocked(error);
   if (ours instanceof ToolportError) return ours;
-  let code: string | undefined;
-  for (let current: unknown = error, depth = 0; depth < 5 && current instanceof Error; depth += 1) {
-    const candidate = (current as NodeJS.ErrnoException).code;
-    if (typeof candidate === 'string' && code === undefined) code = candidate;
-    current = current.cause;
-  }
+  const code = networkErrorCode(error);
   if (error instanceof Error && error.name === 'AbortError') {
     return new ToolportError('aborted', `The request to ${safeDescribe(url)} was cancelled.`);
   }
@@ -301,7 +265,29 @@ function toSafeError(error: unknown, url: string): unknown {
   );
 }
 
-/** undici wraps connect errors in "fetch failed"; surface our permission_denied instead. */
+/**
+ * What the fetch path throws for a failed exchange: our own refusal (a blocked address found at connect) as it is;
+ * anything else as fetch's `TypeError("fetch failed")`, whose cause keeps only the network error's code (the provider
+ * errors read it: "is the server at … running?").
+ */
+function toFetchFailure(error: unknown): unknown {
+  const ours = unwrapBlocked(error);
+  if (ours instanceof ToolportError) return ours;
+  const code = networkErrorCode(error);
+  const cause = Object.assign(new Error(code ?? 'network error'), code === undefined ? {} : { code });
+  return new TypeError('fetch failed', { cause });
+}
+
+function networkErrorCode(error: unknown): string | undefined {
+  for (let current: unknown = error, depth = 0; depth < 5 && current instanceof Error; depth += 1) {
+    const candidate = (current as NodeJS.ErrnoException).code;
+    if (typeof candidate === 'string') return candidate;
+    current = current.cause;
+  }
+  return undefined;
+}
+
+/** undici may wrap connect errors; surface our permission_denied instead. */
 function unwrapBlocked(error: unknown): unknown {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current instanceof Error; depth += 1) {
