@@ -3,7 +3,9 @@
 // Goals (issue 6): cold start ≤ 250 ms, ≥ 5,000 calls/s. "toolport echo" is the same lean stdio server with an echo
 // tool (run from src/ with type stripping, so its cold start is not the product's): the like-for-like round trip.
 // Then `/mcp` on `toolport serve` (the built bin, its own process, SQLite in a temp data dir) under the same client
-// over Streamable HTTP, against `toolport mcp` in the same run. Goal (issue 10): /mcp ≥ 0.5× stdio's calls/s.
+// over Streamable HTTP, against `toolport mcp` in the same run. Goal (issue 10): /mcp ≥ 0.5× stdio's calls/s. The HTTP
+// client's fetch is toolport's NET-1 fetch (what its own MCP client pool uses); the same subjects run on the global
+// fetch too (the SDK's default), so both figures are printed.
 // Issue 11: cold starts interleaved, toolport mcp ≤ 0.5× server-everything; 8 calls in flight ≥ 1.0× its echo.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -14,6 +16,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { createSafeFetch } from '../src/net/safe-fetch.ts';
 import { loadLine, median } from './support/bench-stats.ts';
 
 const BIN = fileURLToPath(new URL('../bin/toolport.js', import.meta.url));
@@ -131,10 +134,11 @@ for (const subject of subjects) {
 /** `toolport serve` on a free port with a fresh data dir; resolves with its URL and the admin token. */
 async function startServe(
   dataDirectory: string,
+  bin = BIN,
 ): Promise<{ child: ChildProcess; url: string; token: string }> {
   const child = spawn(
     process.execPath,
-    [BIN, 'serve', '--port', '0', '--data-dir', dataDirectory, '--log-level', 'warn'],
+    [bin, 'serve', '--port', '0', '--data-dir', dataDirectory, '--log-level', 'warn'],
     {
       stdio: ['ignore', 'ignore', 'pipe'],
       env: { PATH: process.env.PATH ?? '', HOME: dataDirectory },
@@ -179,7 +183,25 @@ const server = createServer((request, response) => {
 server.listen(0, '127.0.0.1', () => process.stdout.write(String(server.address().port) + '\\n'));
 `;
 const dataDirectory = mkdtempSync(join(tmpdir(), 'toolport-bench-mcp-http-'));
+const closeAfter: Array<() => Promise<void>> = [];
 const served = await startServe(dataDirectory);
+// BENCH_MCP_BASELINE=<another checkout's packages/toolport, built>: its `serve` joins the rounds as "before: /mcp"
+// (same client, toolport's fetch), so a change to the server side is measured against the code before it.
+const baselineRoot = process.env.BENCH_MCP_BASELINE;
+const baselineDirectory =
+  baselineRoot === undefined ? undefined : mkdtempSync(join(tmpdir(), 'toolport-bench-mcp-base-'));
+const baseline =
+  baselineRoot === undefined
+    ? undefined
+    : await startServe(baselineDirectory!, join(baselineRoot, 'bin', 'toolport.js')).catch(
+        (error: unknown) => {
+          // Not started: the finally below is not reached yet, so stop the first serve here.
+          served.child.kill('SIGTERM');
+          rmSync(dataDirectory, { recursive: true, force: true });
+          rmSync(baselineDirectory!, { recursive: true, force: true });
+          throw error;
+        },
+      );
 const floor = spawn(process.execPath, ['--input-type=module', '-e', FLOOR_SERVER], {
   stdio: ['ignore', 'pipe', 'inherit'],
 });
@@ -187,6 +209,21 @@ try {
   const floorPort = await new Promise<string>((resolve) =>
     floor.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString().trim())),
   );
+  // The HTTP subjects run twice: under toolport's NET-1 fetch (`createSafeFetch().fetch`, on undici's request — what
+  // toolport's own MCP client pool uses for remote servers), and under the SDK's default, the global fetch.
+  const outbound = createSafeFetch({ allowlist: { cidrs: ['127.0.0.1/32'] } });
+  closeAfter.push(() => outbound.close());
+  const httpClient = async (url: URL, fetch: typeof globalThis.fetch | undefined, token?: string) =>
+    (
+      await connectOver(
+        new StreamableHTTPClientTransport(url, {
+          ...(token === undefined ? {} : { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+          ...(fetch === undefined ? {} : { fetch }),
+        }),
+      )
+    ).client;
+  const mcpUrl = new URL('/mcp', served.url);
+  const floorUrl = new URL(`http://127.0.0.1:${floorPort}/mcp`);
   const rounds = [
     {
       label: 'toolport mcp',
@@ -197,25 +234,42 @@ try {
     },
     {
       label: 'toolport /mcp',
-      detail: 'Streamable HTTP on toolport serve',
+      detail: 'Streamable HTTP on toolport serve, toolport fetch',
       tool: 'get_current_datetime',
       arguments: { timezone: 'UTC' },
-      client: (
-        await connectOver(
-          new StreamableHTTPClientTransport(new URL('/mcp', served.url), {
-            requestInit: { headers: { authorization: `Bearer ${served.token}` } },
-          }),
-        )
-      ).client,
+      client: await httpClient(mcpUrl, outbound.fetch, served.token),
     },
     {
       label: 'HTTP floor',
-      detail: 'canned answers, same client',
+      detail: 'canned answers, same client, toolport fetch',
       tool: 'echo',
       arguments: {},
-      client: (
-        await connectOver(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${floorPort}/mcp`)))
-      ).client,
+      client: await httpClient(floorUrl, outbound.fetch),
+    },
+    ...(baseline === undefined
+      ? []
+      : [
+          {
+            label: 'before: toolport /mcp',
+            detail: `Streamable HTTP on ${baselineRoot}'s serve, toolport fetch`,
+            tool: 'get_current_datetime',
+            arguments: { timezone: 'UTC' },
+            client: await httpClient(new URL('/mcp', baseline.url), outbound.fetch, baseline.token),
+          },
+        ]),
+    {
+      label: 'toolport /mcp, global fetch',
+      detail: 'Streamable HTTP on toolport serve, global fetch',
+      tool: 'get_current_datetime',
+      arguments: { timezone: 'UTC' },
+      client: await httpClient(mcpUrl, undefined, served.token),
+    },
+    {
+      label: 'HTTP floor, global fetch',
+      detail: 'canned answers, same client, global fetch',
+      tool: 'echo',
+      arguments: {},
+      client: await httpClient(floorUrl, undefined),
     },
   ].map((subject) => ({ ...subject, rates: [] as number[], latencies: [] as number[] }));
   for (const subject of rounds) {
@@ -241,7 +295,7 @@ try {
     measured.set(`${subject.label} (interleaved)`, {
       callsPerSecond: rate,
       row: [
-        `${subject.label} (interleaved)`.padEnd(28),
+        `${subject.label} (interleaved)`.padEnd(42),
         subject.detail,
         ...callColumns(rate, subject.latencies, subject.tool),
       ].join('  '),
@@ -249,8 +303,12 @@ try {
   }
 } finally {
   served.child.kill('SIGTERM');
+  baseline?.child.kill('SIGTERM');
   floor.kill('SIGTERM');
   await new Promise((resolve) => served.child.once('exit', resolve));
+  if (baseline !== undefined) await new Promise((resolve) => baseline.child.once('exit', resolve));
+  if (baselineDirectory !== undefined) rmSync(baselineDirectory, { recursive: true, force: true });
+  for (const close of closeAfter) await close();
   rmSync(dataDirectory, { recursive: true, force: true });
 }
 
@@ -265,11 +323,21 @@ process.stdout.write(
     `(issue 11 goal ≤ 0.50: ${coldRatio <= 0.5 ? 'meets' : 'MISSES'})\n`,
 );
 const rateOf = (label: string): number => measured.get(`${label} (interleaved)`)!.callsPerSecond;
+const ratio = (a: string, b: string): string => (rateOf(a) / rateOf(b)).toFixed(2);
 process.stdout.write(
-  `${HTTP_ROUNDS} interleaved rounds × ${HTTP_CALLS} calls (median round): /mcp ÷ stdio calls/s: ` +
-    `${(rateOf('toolport /mcp') / rateOf('toolport mcp')).toFixed(2)} (goal ≥ 0.50); /mcp ÷ HTTP floor: ` +
-    `${(rateOf('toolport /mcp') / rateOf('HTTP floor')).toFixed(2)}; HTTP floor ÷ stdio: ` +
-    `${(rateOf('HTTP floor') / rateOf('toolport mcp')).toFixed(2)}\n${loadLine()}\n`,
+  `${HTTP_ROUNDS} interleaved rounds × ${HTTP_CALLS} calls (median round), HTTP clients on toolport's fetch: ` +
+    `/mcp ÷ stdio calls/s: ${ratio('toolport /mcp', 'toolport mcp')} (goal ≥ 0.50: ` +
+    `${rateOf('toolport /mcp') >= 0.5 * rateOf('toolport mcp') ? 'meets' : 'MISSES'}); /mcp ÷ HTTP floor: ` +
+    `${ratio('toolport /mcp', 'HTTP floor')}; HTTP floor ÷ stdio: ${ratio('HTTP floor', 'toolport mcp')}\n` +
+    `the same on the global fetch (the SDK's default): /mcp ÷ stdio ${ratio('toolport /mcp, global fetch', 'toolport mcp')}; ` +
+    `/mcp ÷ HTTP floor ${ratio('toolport /mcp, global fetch', 'HTTP floor, global fetch')}; HTTP floor ÷ stdio ` +
+    `${ratio('HTTP floor, global fetch', 'toolport mcp')}; toolport fetch ÷ global fetch on /mcp ` +
+    `${ratio('toolport /mcp', 'toolport /mcp, global fetch')}\n` +
+    (baseline === undefined
+      ? ''
+      : `server before → after (same client): /mcp ÷ before ${ratio('toolport /mcp', 'before: toolport /mcp')}; ` +
+        `before /mcp ÷ stdio ${ratio('before: toolport /mcp', 'toolport mcp')}\n`) +
+    `${loadLine()}\n`,
 );
 // Issue 11 item 5: 8 calls in flight, toolport's get_current_datetime against server-everything's echo, rounds
 // interleaved so the machine's load hits both alike. BENCH_MCP_ROUNDS, BENCH_MCP_CONCURRENT_CALLS tune it.

@@ -6,8 +6,20 @@ import type { ToolExecutionRecorder } from './execution-recorder.ts';
 import type { ApprovalAudit, ApproveCallback, PermissionCheck } from './tool-approval.ts';
 import { toolDeadlines } from './deadline-scheduler.ts';
 import { silentLogger } from './logger.ts';
-import { getSecretRedactor, redactSecretsDeep } from './redact-secrets.ts';
-import { serializeToolResult, DEFAULT_MAX_RESULT_CHARACTERS } from './serialize-result.ts';
+import {
+  containsSecretForm,
+  getSecretRedactor,
+  redactSecretsDeep,
+  redactSecretsDeepIfPresent,
+  type SecretRedactor,
+} from './redact-secrets.ts';
+import {
+  capToolResultText,
+  DEFAULT_MAX_RESULT_CHARACTERS,
+  serializeToolResult,
+  stringifyToolResult,
+  type SerializedToolResult,
+} from './serialize-result.ts';
 import { getSafeEffectiveToolSettings, getToolTimeoutMs } from './settings-policy.ts';
 import { parseToolArgumentsJson, validateToolArguments } from './tool-arguments.ts';
 import { defaultToolRegistry, type ToolLookup } from './tool-registry.ts';
@@ -169,18 +181,29 @@ export async function executeTool(
     const durationMs = performance.now() - startTime;
     let finished: ToolExecutionOutcome;
     if (outcome.ok) {
-      // SEC-1: the structured result is redacted too (SSE, MCP structuredContent and the API show it).
-      const result = secrets.length > 0 ? redactSecretsDeep(outcome.result, secrets) : outcome.result;
-      const serialized = serializeToolResult(
-        result,
-        environment.maxResultCharacters ?? tool?.maxResultCharacters ?? DEFAULT_MAX_RESULT_CHARACTERS,
-      );
+      const maxCharacters =
+        environment.maxResultCharacters ?? tool?.maxResultCharacters ?? DEFAULT_MAX_RESULT_CHARACTERS;
+      let result = outcome.result;
+      let serialized: SerializedToolResult;
+      let output: string;
+      const redactor = getSecretRedactor(secrets);
+      const text = stringifyToolResult(result);
+      if (!containsSecretForm(text, redactor)) {
+        // The common case: no secret in the result's text, so the result needs no copy and the text no pass.
+        serialized = capToolResultText(text, maxCharacters);
+        output = serialized.text;
+      } else {
+        // SEC-1: the structured result is redacted too (SSE, MCP structuredContent and the API show it).
+        result = redactSecretsDeep(result, secrets);
+        serialized = serializeToolResult(result, maxCharacters);
+        output = redactor.redact(serialized.text);
+      }
       finished = {
         ok: true,
         callId,
         toolName,
         result,
-        output: secrets.length > 0 ? getSecretRedactor(secrets).redact(serialized.text) : serialized.text,
+        output,
         truncated: serialized.truncated,
         durationMs,
       };
@@ -418,22 +441,32 @@ export async function executeTool(
   }
 }
 
+/** The last redacting wrapper built per logger: a user's calls reuse one secret set, so one wrapper serves them. */
+const redactingLoggers = new WeakMap<ToolportLogger, { redactor: SecretRedactor; logger: ToolportLogger }>();
+
 /** `logger` with every field and message redacted (SEC-1: logs are a surface too). */
 export function redactingLogger(logger: ToolportLogger, secrets: readonly string[]): ToolportLogger {
+  // Nothing reaches the silent logger, so there is nothing to redact (and no wrapper to build per call).
+  if (logger === silentLogger) return logger;
+  // getSecretRedactor returns the same redactor for the same set, so identity says "same secrets".
   const redactor = getSecretRedactor(secrets);
+  const cached = redactingLoggers.get(logger);
+  if (cached?.redactor === redactor) return cached.logger;
   const level =
     (write: ToolportLogger['info']): ToolportLogger['info'] =>
     (object, message) =>
       write(
-        redactSecretsDeep(object, secrets) as Record<string, unknown>,
+        redactSecretsDeepIfPresent(object, secrets) as Record<string, unknown>,
         message === undefined ? undefined : redactor.redact(message),
       );
-  return {
+  const wrapped: ToolportLogger = {
     debug: level(logger.debug.bind(logger)),
     info: level(logger.info.bind(logger)),
     warn: level(logger.warn.bind(logger)),
     error: level(logger.error.bind(logger)),
   };
+  redactingLoggers.set(logger, { redactor, logger: wrapped });
+  return wrapped;
 }
 
 function abortErrorFor(reason: Error, toolName: string): ToolErrorPayload {

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { getSecretRedactor, redactSecretsDeep, redactSecretsInText } from './redact-secrets.ts';
+import { redactingLogger } from './execute-tool.ts';
+import { silentLogger } from './logger.ts';
+import {
+  getSecretRedactor,
+  redactSecretsDeep,
+  redactSecretsDeepIfPresent,
+  redactSecretsInText,
+} from './redact-secrets.ts';
 
 const SECRET = 'sk-live/4f9a+8b "quoted" é';
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
@@ -75,5 +82,74 @@ describe('SEC-1 redaction forms', () => {
     expect(redactSecretsDeep({ [SECRET]: [b64(`u:${SECRET}`), 1, null] }, [SECRET])).toEqual({
       '***': [expect.stringContaining('***'), 1, null],
     });
+  });
+});
+
+describe('SEC-1 scan-first deep redaction (redactSecretsDeepIfPresent)', () => {
+  const secret = 'sk-scan-first-0123456789';
+
+  it('returns the value itself when no form of a secret occurs in it', () => {
+    const value = { status: 200, body: { items: ['a', 'b'], note: 'nothing to hide' } };
+    expect(redactSecretsDeepIfPresent(value, [secret])).toBe(value);
+  });
+
+  it('redacts every string and key holding a secret, in raw, JSON-escaped and Base64 forms', () => {
+    const value = {
+      raw: `token ${secret}`,
+      [`key-${secret}`]: 1,
+      nested: [{ basic: `Basic ${Buffer.from(`user:${secret}`).toString('base64')}` }],
+    };
+    const redacted = redactSecretsDeepIfPresent(value, [secret]);
+    expect(JSON.stringify(redacted)).not.toContain(secret);
+    expect(JSON.stringify(redacted)).not.toContain(Buffer.from(`user:${secret}`).toString('base64').slice(8));
+    expect(redacted).toMatchObject({ raw: 'token ***', 'key-***': 1 });
+  });
+
+  it('redacts a string value and a value JSON cannot serialize (a cycle, a BigInt) by the deep pass', () => {
+    expect(redactSecretsDeepIfPresent(`x${secret}y`, [secret])).toBe('x***y');
+    expect(redactSecretsDeepIfPresent({ size: 10n, leak: secret }, [secret])).toEqual({
+      size: 10n,
+      leak: '***',
+    });
+  });
+});
+
+describe('SEC-1 redacting logger', () => {
+  const capture = () => {
+    const lines: Array<{ object: Record<string, unknown>; message: string | undefined }> = [];
+    const write = (object: Record<string, unknown>, message?: string): void =>
+      void lines.push({ object, message });
+    return { lines, logger: { debug: write, info: write, warn: write, error: write } };
+  };
+
+  it('passes the silent logger through untouched', () => {
+    expect(redactingLogger(silentLogger, ['some-secret-value'])).toBe(silentLogger);
+  });
+
+  it('redacts fields and messages, and a second secret set on the same logger gets its own redaction', () => {
+    const { lines, logger } = capture();
+    redactingLogger(logger, ['first-secret-value']).info(
+      { header: 'first-secret-value' },
+      'sent first-secret-value',
+    );
+    redactingLogger(logger, ['second-secret-value']).warn(
+      { header: 'second-secret-value' },
+      'second-secret-value',
+    );
+    expect(lines).toEqual([
+      { object: { header: '***' }, message: 'sent ***' },
+      { object: { header: '***' }, message: '***' },
+    ]);
+  });
+});
+
+describe('SEC-1 redactor cache', () => {
+  it('follows an array that gained a secret after it was first used', () => {
+    const secrets = ['first-cached-secret'];
+    expect(getSecretRedactor(secrets).redact('first-cached-secret later-added-secret')).toBe(
+      '*** later-added-secret',
+    );
+    secrets.push('later-added-secret');
+    expect(getSecretRedactor(secrets).redact('first-cached-secret later-added-secret')).toBe('*** ***');
   });
 });

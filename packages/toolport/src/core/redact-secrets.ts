@@ -91,6 +91,33 @@ function createRedactor(secrets: readonly string[]): SecretRedactor {
 /** The redactor for `secrets`, from the cache when this exact set was seen recently. */
 export function getSecretRedactor(secrets: readonly string[]): SecretRedactor {
   if (secrets.length === 0) return EMPTY_REDACTOR;
+  // A call passes the same array to every surface (result, output, logs): skip the join for an array seen before.
+  // Its length and ends are checked too, so an array edited after it was seen is not matched to stale forms.
+  const known = redactorsByArray.get(secrets);
+  if (
+    known !== undefined &&
+    known.length === secrets.length &&
+    known.first === secrets[0] &&
+    known.last === secrets[secrets.length - 1]
+  ) {
+    return known.redactor;
+  }
+  const redactor = redactorFor(secrets);
+  redactorsByArray.set(secrets, {
+    length: secrets.length,
+    first: secrets[0]!,
+    last: secrets[secrets.length - 1]!,
+    redactor,
+  });
+  return redactor;
+}
+
+const redactorsByArray = new WeakMap<
+  readonly string[],
+  { length: number; first: string; last: string; redactor: SecretRedactor }
+>();
+
+function redactorFor(secrets: readonly string[]): SecretRedactor {
   const key = secrets.join('\u0000');
   const cached = redactorCache.get(key);
   if (cached !== undefined) {
@@ -128,4 +155,28 @@ export function redactSecretsDeep(value: unknown, secrets: readonly string[]): u
   const redactor = getSecretRedactor(secrets);
   if (redactor.forms.length === 0) return value;
   return redactDeep(value, redactor);
+}
+
+/** True when some form of the redactor's secrets occurs in `text`. */
+export function containsSecretForm(text: string, redactor: SecretRedactor): boolean {
+  for (const form of redactor.forms) if (text.length >= form.length && text.includes(form)) return true;
+  return false;
+}
+
+/**
+ * `redactSecretsDeep` when some form occurs in `value`'s JSON text, else `value` itself: one serialization and a
+ * substring scan instead of a deep copy (the common case is a value that holds no secret). The JSON text holds every
+ * string and key, JSON-escaped, and the JSON-escaped spelling is one of the forms; a value JSON cannot serialize
+ * (a cycle, a BigInt) gets the deep copy.
+ */
+export function redactSecretsDeepIfPresent(value: unknown, secrets: readonly string[]): unknown {
+  const redactor = getSecretRedactor(secrets);
+  if (redactor.forms.length === 0) return value;
+  let text: string | undefined;
+  try {
+    text = typeof value === 'string' ? value : JSON.stringify(value);
+  } catch {
+    return redactDeep(value, redactor);
+  }
+  return text === undefined || !containsSecretForm(text, redactor) ? value : redactDeep(value, redactor);
 }

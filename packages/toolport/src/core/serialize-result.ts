@@ -43,7 +43,14 @@ export function serializeToolResult(
   value: unknown,
   maxCharacters: number = DEFAULT_MAX_RESULT_CHARACTERS,
 ): SerializedToolResult {
-  const text = stringifyToolResult(value);
+  return capToolResultText(stringifyToolResult(value), maxCharacters);
+}
+
+/** `stringifyToolResult`'s text under the cap, with the truncation notice when it is longer. */
+export function capToolResultText(
+  text: string,
+  maxCharacters: number = DEFAULT_MAX_RESULT_CHARACTERS,
+): SerializedToolResult {
   if (text.length <= maxCharacters) return { text, fullLength: text.length, truncated: false };
   const notice =
     `\n[toolport: result truncated: showing ${maxCharacters} of ${text.length} characters. ` +

@@ -1,4 +1,4 @@
-import { redactSecretsDeep, secretForms } from '../core/redact-secrets.ts';
+import { redactSecretsDeepIfPresent, secretForms } from '../core/redact-secrets.ts';
 /**
  * Every form of every value (the core's `secretForms`: raw, Base64/base64url at each alignment, percent-encoded,
  * JSON-escaped), plus — for `user:password` pairs (Basic auth) — the password alone, since the user part
@@ -31,13 +31,7 @@ function expand(values: readonly string[]): string[] {
   return [...forms].sort((a, b) => b.length - a.length);
 }
 
-/**
- * `redactSecretsDeep` when some form occurs, else the value itself: one serialization and a substring scan instead
- * of a replace per form per string (the common case is a result that contains no credential). The JSON text holds
- * every string and key, JSON-escaped — and the JSON-escaped spelling is one of the forms.
- */
+/** `value` with every form of `forms` redacted, and `value` itself when none occurs (core's scan-first pass). */
 export function redactDeepIfPresent(value: unknown, forms: readonly string[]): unknown {
-  if (forms.length === 0) return value;
-  const text = JSON.stringify(value) ?? '';
-  return forms.some((form) => text.includes(form)) ? redactSecretsDeep(value, forms) : value;
+  return redactSecretsDeepIfPresent(value, forms);
 }

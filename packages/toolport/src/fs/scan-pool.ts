@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startModuleWorker, workerFileUrl } from '../core/module-worker.ts';
 import {
   QUEUE_BUSY,
   QUEUE_CONTROL_BYTES,
@@ -22,11 +23,7 @@ import {
  * returns what was found so far.
  */
 
-// The worker is a file next to this module: .ts when running from src, .js from dist (AGENTS.md).
-const WORKER_URL = new URL(
-  import.meta.url.endsWith('.ts') ? './scan-worker.ts' : './scan-worker.js',
-  import.meta.url,
-);
+const WORKER_URL = workerFileUrl(import.meta.url, 'scan-worker');
 const MAX_IDLE_WORKERS = 4;
 const IDLE_WORKER_TTL_MS = 60_000;
 /** How long a worker asked to stop may take before it is terminated. */
@@ -120,13 +117,7 @@ let nextJobId = 1;
 let activeWorkers = 0;
 
 function spawnWorker(): Worker {
-  // Node 22 before 22.18 strips types only behind a flag; the dist build runs .js and needs nothing.
-  const typescript = (process.features as { typescript?: unknown }).typescript;
-  const needsFlag = WORKER_URL.pathname.endsWith('.ts') && (typescript === undefined || typescript === false);
-  return new Worker(
-    WORKER_URL,
-    needsFlag ? { execArgv: [...process.execArgv, '--experimental-strip-types'] } : {},
-  );
+  return startModuleWorker(WORKER_URL);
 }
 
 function acquireWorker(): Worker {

@@ -87,12 +87,21 @@ const NO_TOOLS: ToolRuntime = {
   execute: () => Promise.reject(new Error('No tools on this path.')),
 };
 
+/** Host headers seen, parsed: a client sends the same one on every POST, and URL parsing it each time showed up. */
+const hostnames = new Map<string, string | undefined>();
+const MAX_REMEMBERED_HOSTS = 256;
+
 function hostnameOf(hostHeader: string): string | undefined {
+  if (hostnames.has(hostHeader)) return hostnames.get(hostHeader);
+  let hostname: string | undefined;
   try {
-    return new URL(`http://${hostHeader}`).hostname.toLowerCase();
+    hostname = new URL(`http://${hostHeader}`).hostname.toLowerCase();
   } catch {
-    return undefined;
+    hostname = undefined;
   }
+  if (hostnames.size >= MAX_REMEMBERED_HOSTS) hostnames.clear();
+  hostnames.set(hostHeader, hostname);
+  return hostname;
 }
 
 function sendJsonRpcError(

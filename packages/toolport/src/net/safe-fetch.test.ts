@@ -174,6 +174,45 @@ describe('NET-1 safe fetch', () => {
     ).toBe('timeout');
   });
 
+  it("stops at the caller's abort: mid-request at once, and an aborted signal sends nothing", async () => {
+    const { client, close } = createSafeFetch({ allowlist: { cidrs: ['127.0.0.1/32'] } });
+    const controller = new AbortController();
+    const pending = errorOf(client.request({ url: `http://127.0.0.1:${main.port}/hang` }, controller.signal));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    controller.abort();
+    expect((await pending).code).toBe('aborted');
+    const hitsBefore = main.hits.length;
+    const aborted = AbortSignal.abort();
+    expect(
+      (await errorOf(client.request({ url: `http://127.0.0.1:${main.port}/unsent` }, aborted))).code,
+    ).toBe('aborted');
+    expect(main.hits.length).toBe(hitsBefore);
+    await close();
+  });
+
+  it('reuses kept-alive connections: sequential requests do not open one connection each', async () => {
+    const connections: unknown[] = [];
+    const counting = await startServer('127.0.0.1', (request, response) => {
+      if (request.url === '/hop') response.writeHead(302, { location: '/end' }).end('a redirect body');
+      else response.end(`done ${request.url}`);
+    });
+    counting.server.on('connection', (socket) => connections.push(socket));
+    const { client, close } = createSafeFetch({ allowlist: { cidrs: ['127.0.0.1/32'] } });
+    for (let index = 0; index < 20; index += 1) {
+      const response = await client.request({ url: `http://127.0.0.1:${counting.port}/item-${index}` });
+      expect(Buffer.from(response.body).toString()).toBe(`done /item-${index}`);
+    }
+    expect(connections.length).toBeLessThanOrEqual(2);
+    // A redirect's body is not read: its connection is dropped, the hop goes on another.
+    const redirected = await client.request({ url: `http://127.0.0.1:${counting.port}/hop` });
+    expect(Buffer.from(redirected.body).toString()).toBe('done /end');
+    expect(counting.hits.slice(-2)).toEqual(['/hop', '/end']);
+    expect(connections.length).toBeLessThanOrEqual(4);
+    await close();
+    counting.server.closeAllConnections();
+    counting.server.close();
+  });
+
   it('refuses schemes other than http and https', async () => {
     const { client } = createSafeFetch();
     expect((await errorOf(client.request({ url: 'file:///etc/passwd' }))).code).toBe('validation_failed');

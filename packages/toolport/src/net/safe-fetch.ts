@@ -1,6 +1,7 @@
 import type { LookupAddress } from 'node:dns';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { LookupFunction } from 'node:net';
-import { Agent, fetch as undiciFetch, type Dispatcher } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import { DeadlineScheduler } from '../core/deadline-scheduler.ts';
 import { ToolportError } from '../core/errors.ts';
 import type { OutboundHttpClient, OutboundHttpRequest, OutboundHttpResponse } from '../core/tool-types.ts';
@@ -11,6 +12,8 @@ import {
   type OutboundAllowlist,
 } from './ip-address-policy.ts';
 import { checkOutboundUrl, describeUrl, systemResolve, type HostResolver } from './outbound-url.ts';
+import { dispatchCapped, type CappedDispatch } from './capped-dispatch.ts';
+import { createDispatcherFetch } from './dispatcher-fetch.ts';
 import { planRedirect } from './redirect-plan.ts';
 
 /**
@@ -115,57 +118,41 @@ export function createSafeFetch(options: SafeFetchOptions = {}): SafeFetch {
     });
   };
 
-  const guardedFetch = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
-    let url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-    let requestInit: RequestInit = init;
-    for (let hop = 0; ; hop += 1) {
-      assertUrlAllowed(url);
-      const response = (await undiciFetch(url, {
-        ...(requestInit as Record<string, unknown>),
-        redirect: 'manual',
-        dispatcher,
-      } as Parameters<typeof undiciFetch>[1])) as unknown as Response;
-      const location = response.headers.get('location');
-      if (response.status < 300 || response.status > 399 || location === null || init.redirect === 'manual')
-        return response;
-      if (init.redirect === 'error') throw new ToolportError('execution_failed', 'A redirect was refused.');
-      await response.body?.cancel();
-      const plan = planRedirect({
-        status: response.status,
-        location,
-        url,
-        method: requestInit.method ?? 'GET',
-        hasBody: requestInit.body !== undefined && requestInit.body !== null,
-        hop,
-        maxRedirects,
-      });
-      url = plan.url;
-      requestInit = {
-        ...requestInit,
-        method: plan.method,
-        ...(plan.dropBody ? { body: undefined } : {}),
-        ...(plan.crossOrigin ? { headers: undefined } : {}),
-      };
-    }
-  };
+  // fetch on the same dispatcher (the guarded lookup) and the same URL and redirect rules as `client.request`.
+  const guardedFetch = createDispatcherFetch({
+    dispatcher,
+    checkUrl: assertUrlAllowed,
+    maxRedirects,
+    toFetchError: toFetchFailure,
+  });
 
   const client: OutboundHttpClient = {
     async request(request: OutboundHttpRequest, signal?: AbortSignal): Promise<OutboundHttpResponse> {
       const timeoutMs = request.timeoutMs ?? options.defaultTimeoutMs ?? DEFAULT_OUTBOUND_TIMEOUT_MS;
       const maxBytes =
         request.maxResponseBytes ?? options.defaultMaxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-      // One AbortController and a shared deadline scheduler, not AbortSignal.timeout + AbortSignal.any per request:
-      // those two cost more than the loopback request itself.
-      const controller = new AbortController();
+      // A shared deadline scheduler and the dispatch's own abort, not AbortSignal.timeout + AbortSignal.any and a
+      // signal per request: those cost more than the loopback request itself.
       let timedOut = false;
+      let stopped: Error | undefined;
+      let inFlight: CappedDispatch | undefined;
+      const stop = (reason: Error): void => {
+        stopped ??= reason;
+        inFlight?.abort(reason);
+      };
       const deadline = deadlines.schedule(timeoutMs, () => {
         timedOut = true;
-        controller.abort(new Error('timeout'));
+        stop(new Error('timeout'));
       });
-      const forwardAbort = (): void => controller.abort(signal?.reason);
+      const forwardAbort = (): void => stop(abortReasonOf(signal!));
       if (signal?.aborted === true) forwardAbort();
       else signal?.addEventListener('abort', forwardAbort, { once: true });
-      const combined = controller.signal;
+      // A caller that judges every hop itself (web_page_summary: robots.txt per origin) gets the 3xx as is.
+      const followsRedirect = (status: number, responseHeaders: IncomingHttpHeaders): boolean =>
+        status >= 300 &&
+        status <= 399 &&
+        typeof responseHeaders.location === 'string' &&
+        request.followRedirects !== false;
       let url = request.url;
       let method = (request.method ?? 'GET').toUpperCase();
       let headers = request.headers;
@@ -173,23 +160,22 @@ export function createSafeFetch(options: SafeFetchOptions = {}): SafeFetch {
       try {
         for (let hop = 0; ; hop += 1) {
           const target = assertUrlAllowed(url);
-          const response = await dispatcher.request({
-            origin: target.origin,
-            path: `${target.pathname}${target.search}`,
-            method: method as Dispatcher.HttpMethod,
-            headers,
-            body: body === undefined ? null : body,
-            signal: combined,
-          });
+          if (stopped !== undefined) throw stopped;
+          inFlight = dispatchCapped(
+            dispatcher,
+            {
+              origin: target.origin,
+              path: `${target.pathname}${target.search}`,
+              method: method as Dispatcher.HttpMethod,
+              headers,
+              body: body === undefined ? null : body,
+            },
+            maxBytes,
+            followsRedirect,
+          );
+          const response = await inFlight.response;
           const location = response.headers.location;
-          if (
-            response.statusCode >= 300 &&
-            response.statusCode <= 399 &&
-            typeof location === 'string' &&
-            // A caller that judges every hop itself (web_page_summary: robots.txt per origin) gets the 3xx as is.
-            request.followRedirects !== false
-          ) {
-            discard(response.body);
+          if (followsRedirect(response.statusCode, response.headers) && typeof location === 'string') {
             const plan = planRedirect({
               status: response.statusCode,
               location,
@@ -205,13 +191,12 @@ export function createSafeFetch(options: SafeFetchOptions = {}): SafeFetch {
             if (plan.crossOrigin) headers = undefined;
             continue;
           }
-          const { bytes, truncated } = await readCapped(response.body, maxBytes);
           return {
             status: response.statusCode,
             url,
             headers: flattenHeaders(response.headers),
-            body: bytes,
-            truncated,
+            body: response.body,
+            truncated: response.truncated,
           };
         }
       } catch (error) {
@@ -230,65 +215,28 @@ export function createSafeFetch(options: SafeFetchOptions = {}): SafeFetch {
   };
 
   return {
-    fetch: (async (input: string | URL | Request, init?: RequestInit) => {
-      try {
-        return await guardedFetch(input, init);
-      } catch (error) {
-        throw unwrapBlocked(error);
-      }
-    }) as typeof globalThis.fetch,
+    fetch: guardedFetch,
     client,
     assertUrlAllowed,
     close: () => dispatcher.close(),
   };
 }
 
-function readCapped(
-  body: Dispatcher.ResponseData['body'],
-  maxBytes: number,
-): Promise<{ bytes: Uint8Array; truncated: boolean }> {
-  // Event-driven rather than `for await`: the async iterator costs more than a small loopback response itself.
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let received = 0;
-    const onData = (chunk: Buffer): void => {
-      const room = maxBytes - received;
-      if (chunk.byteLength > room) {
-        // Stop at the cap even if the server keeps sending: never buffer past it.
-        chunks.push(chunk.subarray(0, room));
-        received += room;
-        body.off('data', onData);
-        body.off('end', onEnd);
-        discard(body);
-        resolve({ bytes: Buffer.concat(chunks, received), truncated: true });
-        return;
-      }
-      chunks.push(chunk);
-      received += chunk.byteLength;
-    };
-    const onEnd = (): void =>
-      resolve({
-        bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received),
-        truncated: false,
-      });
-    body.on('data', onData);
-    body.once('end', onEnd);
-    body.once('error', reject);
-  });
-}
-
-/** Closes a body we will not read; the stream's abort error has nobody to reach and must not go uncaught. */
-function discard(body: Dispatcher.ResponseData['body']): void {
-  body.on('error', () => {});
-  body.destroy();
-}
-
-function flattenHeaders(headers: Dispatcher.ResponseData['headers']): Record<string, string> {
+function flattenHeaders(headers: IncomingHttpHeaders): Record<string, string> {
   const flat: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
   }
   return flat;
+}
+
+/** The caller's abort reason as an Error (an AbortSignal's reason may be any value). */
+function abortReasonOf(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  if (reason instanceof Error) return reason;
+  const error = new Error('The operation was aborted.');
+  error.name = 'AbortError';
+  return error;
 }
 
 function safeDescribe(text: string): string {
@@ -306,12 +254,7 @@ function safeDescribe(text: string): string {
 function toSafeError(error: unknown, url: string): unknown {
   const ours = unwrapBlocked(error);
   if (ours instanceof ToolportError) return ours;
-  let code: string | undefined;
-  for (let current: unknown = error, depth = 0; depth < 5 && current instanceof Error; depth += 1) {
-    const candidate = (current as NodeJS.ErrnoException).code;
-    if (typeof candidate === 'string' && code === undefined) code = candidate;
-    current = current.cause;
-  }
+  const code = networkErrorCode(error);
   if (error instanceof Error && error.name === 'AbortError') {
     return new ToolportError('aborted', `The request to ${safeDescribe(url)} was cancelled.`);
   }
@@ -322,7 +265,29 @@ function toSafeError(error: unknown, url: string): unknown {
   );
 }
 
-/** undici wraps connect errors in "fetch failed"; surface our permission_denied instead. */
+/**
+ * What the fetch path throws for a failed exchange: our own refusal (a blocked address found at connect) as it is;
+ * anything else as fetch's `TypeError("fetch failed")`, whose cause keeps only the network error's code (the provider
+ * errors read it: "is the server at … running?").
+ */
+function toFetchFailure(error: unknown): unknown {
+  const ours = unwrapBlocked(error);
+  if (ours instanceof ToolportError) return ours;
+  const code = networkErrorCode(error);
+  const cause = Object.assign(new Error(code ?? 'network error'), code === undefined ? {} : { code });
+  return new TypeError('fetch failed', { cause });
+}
+
+function networkErrorCode(error: unknown): string | undefined {
+  for (let current: unknown = error, depth = 0; depth < 5 && current instanceof Error; depth += 1) {
+    const candidate = (current as NodeJS.ErrnoException).code;
+    if (typeof candidate === 'string') return candidate;
+    current = current.cause;
+  }
+  return undefined;
+}
+
+/** undici may wrap connect errors; surface our permission_denied instead. */
 function unwrapBlocked(error: unknown): unknown {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current instanceof Error; depth += 1) {

@@ -9,6 +9,8 @@ import type { DatabaseEngine } from './database-engine.ts';
 import type { DatabaseSchema } from './database-schema.ts';
 import { createMigrationProvider } from './migrations/index.ts';
 import { preparedStatementName } from './prepared-query.ts';
+import { SQLITE_PRAGMAS } from './sqlite-off-thread-protocol.ts';
+import { SqliteOffThreadWriter } from './sqlite-off-thread-writer.ts';
 import { withStatementCache } from './sqlite-statement-cache.ts';
 
 export type { DatabaseEngine } from './database-engine.ts';
@@ -19,6 +21,11 @@ export interface ToolportDatabase {
   readonly engine: DatabaseEngine;
   /** For logs: the URL with any password removed. */
   readonly description: string;
+  /**
+   * SQLite files only: append-only batches (the audit trail) written by a worker thread on its own connection, off
+   * the request path. Absent for `:memory:` (a second connection would see another database) and PostgreSQL.
+   */
+  readonly offThreadWriter?: SqliteOffThreadWriter;
   close(): Promise<void>;
 }
 
@@ -53,22 +60,43 @@ export function openDatabase(
       closeSync(openSync(path, 'a', 0o600));
     }
     const database = new SqliteDatabase(path);
-    // WAL lets readers run beside the one writer; synchronous=NORMAL is durable across process crashes in WAL mode
-    // (only an OS crash can lose the last transactions) and is several times faster than FULL for small upserts.
-    database.pragma('journal_mode = WAL');
-    database.pragma('synchronous = NORMAL');
-    database.pragma('foreign_keys = ON');
-    database.pragma('busy_timeout = 5000');
-    return wrapDialect(
-      new SqliteDialect({ database: withStatementCache(database) }),
+    for (const pragma of SQLITE_PRAGMAS) database.pragma(pragma);
+    const wrapped = wrapDialect(
+      new SqliteDialect({ database: withStatementCache(withImmediateTransactions(database)) }),
       'sqlite',
       `sqlite:${path}`,
     );
+    if (path === ':memory:') return wrapped;
+    const offThreadWriter = new SqliteOffThreadWriter(path);
+    return {
+      ...wrapped,
+      offThreadWriter,
+      close: async () => {
+        await offThreadWriter.close();
+        await wrapped.close();
+      },
+    };
   }
   throw new ToolportError(
     'bad_request',
     `Unsupported database URL ${JSON.stringify(redactUrl(url))}: use sqlite:<path> or postgres://user@host:port/database.`,
   );
+}
+
+/**
+ * Kysely opens SQLite transactions with a deferred `begin`. A file database has a second writer (the audit worker's
+ * connection), and a deferred transaction that reads and then writes fails at once with SQLITE_BUSY when that
+ * connection committed in between (its read snapshot is stale; the busy timeout does not apply). `begin immediate`
+ * takes the write lock first, so the two writers wait for each other instead.
+ */
+function withImmediateTransactions(database: SqliteDatabase.Database): {
+  prepare(sql: string): ReturnType<SqliteDatabase.Database['prepare']>;
+  close(): unknown;
+} {
+  return {
+    prepare: (sql) => database.prepare(sql === 'begin' ? 'begin immediate' : sql),
+    close: () => database.close(),
+  };
 }
 
 /** Wraps any Kysely dialect of a supported engine (tests use PGlite through this). */

@@ -67,7 +67,7 @@ export function createRepositories(
     mcpServers: new McpServerRepository(db, options.mcpServerConfigCodec, reads),
     mcpOAuth: new McpOAuthRepository(db),
     freshnessLedger: new FreshnessLedgerRepository(db),
-    toolExecutions: new ToolExecutionRepository(db, logger),
+    toolExecutions: new ToolExecutionRepository(db, logger, database.offThreadWriter),
     providerConfigs: new ProviderConfigRepository(db),
     chatMessages: new ChatMessageRepository(db),
     images: new ImageRepository(db),

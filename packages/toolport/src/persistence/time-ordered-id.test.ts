@@ -12,3 +12,15 @@ describe('issue 11 timeOrderedUuid', () => {
     expect(ids.size).toBe(1000);
   });
 });
+
+describe('issue 11 timeOrderedUuid within one millisecond', () => {
+  it('gives distinct ids with the same time prefix and the RFC 9562 variant', () => {
+    const now = Date.UTC(2026, 5, 1, 12);
+    const ids = Array.from({ length: 500 }, () => timeOrderedUuid(now));
+    expect(new Set(ids).size).toBe(500);
+    for (const id of ids) {
+      expect(id.slice(0, 15)).toBe(ids[0]!.slice(0, 15));
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    }
+  });
+});

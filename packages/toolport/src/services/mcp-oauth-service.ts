@@ -516,6 +516,14 @@ export class McpOAuthService {
           { userId, server: config.name, scope },
           'MCP OAuth credentials invalidated',
         );
+        // A fresh authorization never drops the tokens still in force (see `tokens` above): the SDK invalidates
+        // tokens on an `invalid_grant` from the code exchange, which here is about the code just presented — one
+        // spliced onto this user's state, say — not about the tokens the user already has.
+        if (scope === 'tokens') return;
+        if (scope === 'all') {
+          for (const kept of ['client', 'verifier', 'discovery'] as const) await store.clear(kept);
+          return;
+        }
         await store.clear(scope);
       },
     };

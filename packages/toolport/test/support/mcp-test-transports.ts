@@ -5,6 +5,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { afterAll, beforeAll } from 'vitest';
 import type { ToolRuntime } from '../../src/core/tool-runtime.ts';
 import { createMcpHttpHandler } from '../../src/mcp/mcp-http-handler.ts';
+import { createSafeFetch } from '../../src/net/safe-fetch.ts';
 import { pipeTransport } from './mcp-pipe-transport.ts';
 
 export interface McpTestTransports {
@@ -16,13 +17,20 @@ export interface McpTestTransports {
 
 /**
  * MCP-2 suites run once per server: the lean stdio server (through pipes) and the Streamable HTTP handler
- * (behind `Bearer <token>` for user `u1`). Registers the HTTP server's beforeAll/afterAll in the calling file.
+ * (behind `Bearer <token>` for user `u1`), the latter twice: the SDK client on the global fetch, and on NET-1's fetch
+ * (what toolport's own MCP client pool uses: progress streams, cancellation and errors through `dispatcher-fetch.ts`).
+ * Registers the HTTP server's beforeAll/afterAll in the calling file.
  */
 export function useMcpTestTransports(
   makeRuntime: (userId: string) => ToolRuntime,
   token: string,
-  labels = { stdio: 'stdio (lean server, SDK client)', http: 'Streamable HTTP (/mcp handler, SDK client)' },
+  labels = {
+    stdio: 'stdio (lean server, SDK client)',
+    http: 'Streamable HTTP (/mcp handler, SDK client)',
+    httpNet1: 'Streamable HTTP (/mcp handler, SDK client on NET-1 fetch)',
+  },
 ): McpTestTransports {
+  const outbound = createSafeFetch({ allowlist: { cidrs: ['127.0.0.1/32'] } });
   let httpServer: HttpServer;
   let url: URL | undefined;
   beforeAll(async () => {
@@ -41,6 +49,7 @@ export function useMcpTestTransports(
   afterAll(async () => {
     httpServer.closeAllConnections();
     await new Promise((resolve) => httpServer.close(resolve));
+    await outbound.close();
   });
   const urlOrFail = (): URL => {
     if (url === undefined) throw new Error('the MCP test server is not started yet (use it inside a test)');
@@ -55,6 +64,11 @@ export function useMcpTestTransports(
       [labels.http]: () =>
         new StreamableHTTPClientTransport(urlOrFail(), {
           requestInit: { headers: { authorization: `Bearer ${token}` } },
+        }),
+      [labels.httpNet1]: () =>
+        new StreamableHTTPClientTransport(urlOrFail(), {
+          requestInit: { headers: { authorization: `Bearer ${token}` } },
+          fetch: outbound.fetch,
         }),
     },
   };

@@ -11,6 +11,8 @@ import type { ToolportServices } from '../../services/toolport-services.ts';
  * while the file is the one trusted, like a chat's.
  */
 export function workspaceParameter(request: IncomingMessage): string | undefined {
+  // Most requests have no query at all: skip parsing a URL for them (this runs on every `/mcp` POST).
+  if (request.url === undefined || !request.url.includes('?')) return undefined;
   const value = new URL(request.url ?? '/', 'http://toolport.invalid').searchParams.get('workspace');
   return value === null || value === '' ? undefined : value;
 }

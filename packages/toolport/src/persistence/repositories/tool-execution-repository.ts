@@ -9,6 +9,7 @@ import { silentLogger } from '../../core/logger.ts';
 import type { ApprovalAudit } from '../../core/tool-approval.ts';
 import type { ToolportLogger } from '../../core/tool-types.ts';
 import { BatchedWriter } from '../batched-writer.ts';
+import { OffThreadWriterUnavailable, type SqliteOffThreadWriter } from '../sqlite-off-thread-writer.ts';
 import { timeOrderedUuid } from '../time-ordered-id.ts';
 import type { DatabaseSchema, ToolExecutionsTable } from '../database-schema.ts';
 
@@ -48,6 +49,11 @@ const EXECUTION_COLUMNS = Object.keys(
   }),
 ) as Array<keyof Insertable<ToolExecutionsTable>>;
 
+/** One row's values in `EXECUTION_COLUMNS` order (the compiled inserts' placeholders). */
+function toParameters(row: Insertable<ToolExecutionsTable>): unknown[] {
+  return EXECUTION_COLUMNS.map((column) => row[column] ?? null);
+}
+
 /**
  * CORE-6's audit trail in the database. `record` returns at once (it must not slow the call down): rows are written
  * in batches by a `BatchedWriter` (issue 11), one multi-row insert per batch, and a failure is logged, never thrown.
@@ -58,9 +64,16 @@ export class ToolExecutionRepository implements ToolExecutionRecorder {
   readonly #db: Kysely<DatabaseSchema>;
   readonly #writer: BatchedWriter<Insertable<ToolExecutionsTable>>;
   readonly #compiledInserts = new Map<number, CompiledQuery>();
+  readonly #offThread: SqliteOffThreadWriter | undefined;
 
-  constructor(db: Kysely<DatabaseSchema>, logger: ToolportLogger = silentLogger) {
+  /** `offThread`: a SQLite file's worker writer; batches go there while it is available (issue 14 item 8). */
+  constructor(
+    db: Kysely<DatabaseSchema>,
+    logger: ToolportLogger = silentLogger,
+    offThread?: SqliteOffThreadWriter,
+  ) {
     this.#db = db;
+    this.#offThread = offThread;
     this.#writer = new BatchedWriter({
       write: (rows) => this.#insert(rows),
       onError: (rows, error) => {
@@ -84,6 +97,17 @@ export class ToolExecutionRepository implements ToolExecutionRecorder {
    * statement cache (SQLite) and the server's plan cache see a handful of texts.
    */
   async #insert(rows: readonly Insertable<ToolExecutionsTable>[]): Promise<void> {
+    if (this.#offThread?.available === true) {
+      const { sql } = this.#compiledInserts.get(1) ?? this.#compileInsert(1);
+      try {
+        await this.#offThread.run(sql, rows.map(toParameters));
+        return;
+      } catch (error) {
+        // A dead worker stored nothing it had not acknowledged (SQLite rolled its transaction back; a row it did
+        // commit would only collide on its primary key): write the batch here instead. SQL errors go to the caller.
+        if (!(error instanceof OffThreadWriterUnavailable)) throw error;
+      }
+    }
     const statements: CompiledQuery[] = [];
     let offset = 0;
     while (offset < rows.length) {
@@ -93,7 +117,7 @@ export class ToolExecutionRepository implements ToolExecutionRecorder {
       const compiled = this.#compiledInserts.get(size) ?? this.#compileInsert(size);
       statements.push({
         ...compiled,
-        parameters: chunk.flatMap((row) => EXECUTION_COLUMNS.map((column) => row[column] ?? null)),
+        parameters: chunk.flatMap(toParameters),
       });
     }
     if (statements.length === 1) {

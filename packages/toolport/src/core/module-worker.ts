@@ -1,0 +1,18 @@
+import { Worker, type WorkerOptions } from 'node:worker_threads';
+
+/**
+ * A worker thread running one of our own modules, given as the URL of a file next to the caller: `.ts` when running
+ * from `src/`, `.js` from `dist/` (AGENTS.md). Node 22 before 22.18 strips types only behind a flag; `dist/` needs none.
+ */
+export function workerFileUrl(callerUrl: string, baseName: string): URL {
+  return new URL(callerUrl.endsWith('.ts') ? `./${baseName}.ts` : `./${baseName}.js`, callerUrl);
+}
+
+export function startModuleWorker(url: URL, options: WorkerOptions = {}): Worker {
+  const typescript = (process.features as { typescript?: unknown }).typescript;
+  const needsFlag = url.pathname.endsWith('.ts') && (typescript === undefined || typescript === false);
+  return new Worker(
+    url,
+    needsFlag ? { ...options, execArgv: [...process.execArgv, '--experimental-strip-types'] } : options,
+  );
+}
