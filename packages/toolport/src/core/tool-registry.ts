@@ -46,6 +46,7 @@ export interface ToolLookup {
 export class ToolRegistry implements ToolLookup {
   readonly #builtins = new Map<string, RegistryEntry>();
   readonly #customs = new Map<string, RegistryEntry>();
+  #sorted: RegistryEntry[] | undefined;
 
   register(tool: RegisteredTool, source: ToolSource = { kind: 'builtin', origin: 'builtin' }): void {
     const name = tool.definition.name;
@@ -61,16 +62,19 @@ export class ToolRegistry implements ToolLookup {
       );
     }
     table.set(name, { tool, source });
+    this.#sorted = undefined;
   }
 
   /** Removes a custom tool (reloading a file or config). Built-ins stay registered for the process lifetime. */
   unregisterCustom(name: string): boolean {
+    this.#sorted = undefined;
     return this.#customs.delete(name);
   }
 
   /** Removes every custom tool whose origin matches, so a loader can reload its source atomically. */
   unregisterCustomWhere(predicate: (entry: RegistryEntry) => boolean): void {
     for (const [name, entry] of this.#customs) if (predicate(entry)) this.#customs.delete(name);
+    this.#sorted = undefined;
   }
 
   get(name: string): RegisteredTool | undefined {
@@ -90,10 +94,16 @@ export class ToolRegistry implements ToolLookup {
     return this.listEntries().map((entry) => entry.tool);
   }
 
+  /** A fresh array each call; the sorted merge is kept until the next registration change (issue 11: per request). */
   listEntries(): RegistryEntry[] {
-    const merged = new Map(this.#builtins);
-    for (const [name, entry] of this.#customs) merged.set(name, entry);
-    return [...merged.values()].sort((a, b) => a.tool.definition.name.localeCompare(b.tool.definition.name));
+    if (this.#sorted === undefined) {
+      const merged = new Map(this.#builtins);
+      for (const [name, entry] of this.#customs) merged.set(name, entry);
+      this.#sorted = [...merged.values()].sort((a, b) =>
+        a.tool.definition.name.localeCompare(b.tool.definition.name),
+      );
+    }
+    return this.#sorted.slice();
   }
 }
 

@@ -58,7 +58,7 @@ export function createRepositories(
   const reads = states ?? UNCACHED_READS;
   return {
     users: new UserRepository(db),
-    apiTokens: new ApiTokenRepository(db),
+    apiTokens: new ApiTokenRepository(db, engine),
     toolSettings: new ToolSettingsRepository(db, engine, reads),
     secrets: new SecretRepository(db, reads),
     chats: new ChatRepository(db),

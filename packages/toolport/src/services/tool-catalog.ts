@@ -29,9 +29,12 @@ export function createToolCatalog(
     listRegistered: () => registry.listEntries(),
     listExtra,
     listForUser: async (userId, signal) => {
+      const extra = await listExtra(userId, signal);
+      // The registry's listing is sorted by the same order already.
+      if (extra.length === 0) return registry.listEntries();
       const byName = new Map<string, RegistryEntry>();
       for (const entry of registry.listEntries()) byName.set(entry.tool.definition.name, entry);
-      for (const entry of await listExtra(userId, signal)) byName.set(entry.tool.definition.name, entry);
+      for (const entry of extra) byName.set(entry.tool.definition.name, entry);
       return [...byName.values()].sort((a, b) =>
         a.tool.definition.name.localeCompare(b.tool.definition.name),
       );

@@ -85,6 +85,12 @@ function descriptorViewsOf(descriptors: readonly ToolParameterDescriptor[]): Too
   return views as ToolParameterDescriptorView[];
 }
 
+/** The user's tools (sorted by name) and saved rows, as `ToolSettingsService.list` reads them. */
+export interface ToolListingInputs {
+  readonly entries: readonly RegistryEntry[];
+  readonly saved: ReadonlyMap<string, StoredToolSettings>;
+}
+
 /** `PUT /api/settings/tools/:toolName`. A parameter set to `null` goes back to its default. */
 export interface ToolSettingsUpdate {
   enabled?: boolean;
@@ -140,10 +146,23 @@ export class ToolSettingsService {
 
   /** Every tool the user has, minus those the policy removes (`tools.disabled`); admin-only ones stay, marked. */
   async list(user: PolicySubject): Promise<ToolSettingsDescriptor[]> {
+    return this.describeListing(user, await this.listingInputs(user));
+  }
+
+  /**
+   * What `list` is built from besides the user and the (frozen) policy. `describeListing` is a pure function of them:
+   * a caller may keep what it made of one set of inputs while the next set holds the same objects (issue 11:
+   * `GET /api/settings/tools` keeps its serialized body, http/tool-listing-cache.ts).
+   */
+  async listingInputs(user: PolicySubject): Promise<ToolListingInputs> {
     const [entries, saved] = await Promise.all([
       this.#listEntries(user.id),
       this.#repository.listForUser(user.id),
     ]);
+    return { entries, saved };
+  }
+
+  describeListing(user: PolicySubject, { entries, saved }: ToolListingInputs): ToolSettingsDescriptor[] {
     return entries
       .filter((entry) => !isToolRemovedByPolicy(this.#policy, entry.tool.definition.name))
       .map((entry) => this.#describe(user, entry, saved.get(entry.tool.definition.name)));

@@ -62,6 +62,28 @@ describe.each(TEST_ENGINES)('DB-1 repositories on %s', (engine) => {
       expect(await repositories.apiTokens.findOwnerByHash('a'.repeat(64))).toBeUndefined();
     });
 
+    it('finds each owner when many lookups run at once (PostgreSQL shares one query), and none after a delete', async () => {
+      const users = await Promise.all([newUser(), newUser(), newUser()]);
+      const hashes = users.map((_user, index) => String(index + 1).repeat(64));
+      const tokens = await Promise.all(
+        users.map((user, index) => repositories.apiTokens.create(user.id, hashes[index]!, 'many')),
+      );
+      const wanted = [...hashes, 'e'.repeat(64), ...hashes, hashes[0]!];
+      const found = await Promise.all(wanted.map((hash) => repositories.apiTokens.findOwnerByHash(hash)));
+      expect(found.map((owner) => owner?.tokenId)).toEqual(
+        wanted.map((hash) => tokens[hashes.indexOf(hash)]?.id),
+      );
+      expect(found.map((owner) => owner?.user.id)).toEqual(
+        wanted.map((hash) => users[hashes.indexOf(hash)]?.id),
+      );
+      // A lookup asked for after the delete returned sees it, even while others are still running.
+      const running = hashes.map((hash) => repositories.apiTokens.findOwnerByHash(hash));
+      expect(await repositories.apiTokens.delete(users[1]!.id, tokens[1]!.id)).toBe(true);
+      const after = await Promise.all(hashes.map((hash) => repositories.apiTokens.findOwnerByHash(hash)));
+      await Promise.all(running);
+      expect(after.map((owner) => owner?.tokenId)).toEqual([tokens[0]!.id, undefined, tokens[2]!.id]);
+    });
+
     it('deleting a user deletes their tokens, settings, secrets and chats', async () => {
       const user = await newUser();
       await repositories.apiTokens.create(user.id, 'c'.repeat(64), 'x');

@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import type { ToolportServices } from '../../services/toolport-services.ts';
 import { getAuthenticatedUser } from '../plugins/auth.ts';
 import { errorResponses } from '../schemas/error-schemas.ts';
@@ -8,9 +9,16 @@ import {
   UpdateToolSettingsBodySchema,
 } from '../schemas/tool-settings-schemas.ts';
 import type { ToolportApp } from '../server-types.ts';
+import { ToolListingCache, type ToolListingKey } from '../tool-listing-cache.ts';
+
+/** What Fastify's serializer sets for a JSON body; a cached listing is sent as bytes under the same type. */
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /** Seed "API De Tool Settings" / API-1. */
 export function registerToolSettingsRoutes(app: ToolportApp, services: ToolportServices): void {
+  // Issue 11: each user's serialized listing, sent again while it was built from the same inputs.
+  const listings = new ToolListingCache();
+  const listingKeys = new WeakMap<FastifyRequest, ToolListingKey>();
   app.get(
     '/api/settings/tools',
     {
@@ -19,13 +27,29 @@ export function registerToolSettingsRoutes(app: ToolportApp, services: ToolportS
         tags: ['settings'],
         response: { 200: ToolSettingsListResponseSchema, 401: errorResponses[401] },
       },
+      // The body Fastify serialized for a listing built here is kept as sent (bytes, so the next send skips encoding).
+      onSend: (request, reply, payload, done) => {
+        const key = listingKeys.get(request);
+        if (key === undefined || reply.statusCode !== 200 || typeof payload !== 'string') done(null, payload);
+        else done(null, listings.store(key, payload));
+      },
     },
-    async (request) => {
-      const [tools, loadErrors] = await Promise.all([
-        services.toolSettings.list(getAuthenticatedUser(request)),
+    async (request, reply) => {
+      const user = getAuthenticatedUser(request);
+      const [inputs, loadErrors] = await Promise.all([
+        services.toolSettings.listingInputs(user),
         services.codeTools.loadErrors(),
       ]);
-      return { tools, loadErrors: [...loadErrors] };
+      const key = { user, inputs, loadErrors };
+      const body = listings.find(key);
+      // Bytes skip the serializer (the schema types only the object form).
+      if (body !== undefined) return reply.type(JSON_CONTENT_TYPE).send(body as never);
+      const listing = {
+        tools: services.toolSettings.describeListing(user, inputs),
+        loadErrors: [...loadErrors],
+      };
+      listingKeys.set(request, key);
+      return listing;
     },
   );
 

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { sql, type CompiledQuery, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { DatabaseSchema } from '../database-schema.ts';
+import { coalesceLookups } from '../coalesced-lookup.ts';
+import type { DatabaseEngine } from '../database-engine.ts';
 import { prepareOnce } from '../prepared-query.ts';
 import { currentTimestamp } from './row-values.ts';
 import { toUserRecord, type UserRecord } from './user-repository.ts';
@@ -36,30 +38,43 @@ export class ApiTokenRepository {
   readonly #db: Kysely<DatabaseSchema>;
 
   /** The one query every authenticated request runs (AUTH-1: no token cache, so a revocation is immediate). */
-  readonly #ownerByHash: (parameters: readonly unknown[]) => CompiledQuery<OwnerRow>;
+  readonly #findOwner: (tokenHash: string) => Promise<OwnerRow | undefined>;
 
-  constructor(db: Kysely<DatabaseSchema>) {
+  constructor(db: Kysely<DatabaseSchema>, engine: DatabaseEngine) {
     this.#db = db;
-    this.#ownerByHash = prepareOnce(
-      'owner_by_hash',
-      db
-        .selectFrom('api_tokens')
-        .innerJoin('users', 'users.id', 'api_tokens.user_id')
-        .select([
-          'api_tokens.id as token_id',
-          'api_tokens.token_hash',
-          'users.id',
-          'users.name',
-          'users.is_admin',
-          'users.created_at',
-          'users.state_version',
-        ])
-        // `cast(? as text)`, not a bare parameter: SQLite (3.54) re-prepares a join whose WHERE compares a column to a
-        // bare bound parameter on every run (perf: sqlite3Reprepare under Statement::JS_all), which made this lookup
-        // cost 3× what it does with the cast. PostgreSQL reads the same text.
-        .where('api_tokens.token_hash', '=', sql<string>`cast(${''} as text)`)
-        .compile(),
-    );
+    const owners = db
+      .selectFrom('api_tokens')
+      .innerJoin('users', 'users.id', 'api_tokens.user_id')
+      .select([
+        'api_tokens.id as token_id',
+        'api_tokens.token_hash',
+        'users.id',
+        'users.name',
+        'users.is_admin',
+        'users.created_at',
+        'users.state_version',
+      ]);
+    if (engine === 'postgres') {
+      // A round trip per statement is most of a request's cost on PostgreSQL: concurrent requests' lookups share one
+      // (coalesced-lookup.ts), by the unique index as before (`= any($1)`).
+      const byHashes = prepareOnce(
+        'owners_by_hashes',
+        owners.where('api_tokens.token_hash', '=', sql<string>`any(${[]})`).compile(),
+      );
+      this.#findOwner = coalesceLookups(async (hashes) => {
+        const { rows } = await db.executeQuery(byHashes([hashes]));
+        return new Map(rows.map((row) => [row.token_hash, row]));
+      });
+    } else {
+      // In process and synchronous, SQLite gains nothing from sharing a statement. `cast(? as text)`, not a bare
+      // parameter: SQLite (3.54) re-prepares a join whose WHERE compares a column to a bare bound parameter on every
+      // run (perf: sqlite3Reprepare under Statement::JS_all), which made this lookup cost 3× what it does with the cast.
+      const byHash = prepareOnce(
+        'owner_by_hash',
+        owners.where('api_tokens.token_hash', '=', sql<string>`cast(${''} as text)`).compile(),
+      );
+      this.#findOwner = async (hash) => (await db.executeQuery(byHash([hash]))).rows[0];
+    }
   }
 
   async create(userId: string, tokenHash: string, label: string): Promise<ApiTokenRecord> {
@@ -76,7 +91,7 @@ export class ApiTokenRepository {
   }
 
   async findOwnerByHash(tokenHash: string): Promise<TokenOwner | undefined> {
-    const [row] = (await this.#db.executeQuery(this.#ownerByHash([tokenHash]))).rows;
+    const row = await this.#findOwner(tokenHash);
     if (row === undefined) return undefined;
     return {
       tokenId: row.token_id,
