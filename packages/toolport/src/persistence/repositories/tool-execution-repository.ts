@@ -49,6 +49,16 @@ const EXECUTION_COLUMNS = Object.keys(
   }),
 ) as Array<keyof Insertable<ToolExecutionsTable>>;
 
+interface QueuedExecution {
+  entry: ToolExecutionRecord;
+  /** Built once: a batch retried row by row inserts the same ids. */
+  row?: Insertable<ToolExecutionsTable>;
+}
+
+function rowOf(queued: QueuedExecution): Insertable<ToolExecutionsTable> {
+  return (queued.row ??= toExecutionRow(queued.entry));
+}
+
 /** One row's values in `EXECUTION_COLUMNS` order (the compiled inserts' placeholders). */
 function toParameters(row: Insertable<ToolExecutionsTable>): unknown[] {
   return EXECUTION_COLUMNS.map((column) => row[column] ?? null);
@@ -62,7 +72,8 @@ function toParameters(row: Insertable<ToolExecutionsTable>): unknown[] {
  */
 export class ToolExecutionRepository implements ToolExecutionRecorder {
   readonly #db: Kysely<DatabaseSchema>;
-  readonly #writer: BatchedWriter<Insertable<ToolExecutionsTable>>;
+  /** Queued as the record itself: the row (id, ISO time) is built when its batch is written, off the call's path. */
+  readonly #writer: BatchedWriter<QueuedExecution>;
   readonly #compiledInserts = new Map<number, CompiledQuery>();
   readonly #offThread: SqliteOffThreadWriter | undefined;
 
@@ -77,11 +88,11 @@ export class ToolExecutionRepository implements ToolExecutionRecorder {
     this.#writer = new BatchedWriter({
       write: (rows) => this.#insert(rows),
       onError: (rows, error) => {
-        for (const row of rows) {
+        for (const { entry } of rows) {
           logger.error(
             {
-              tool: row.tool_name,
-              callId: row.call_id,
+              tool: entry.toolName,
+              callId: entry.callId,
               error: error instanceof Error ? error.message : String(error),
             },
             'could not record tool execution',
@@ -96,7 +107,8 @@ export class ToolExecutionRepository implements ToolExecutionRecorder {
    * (~20 µs a row), so each chunk size is compiled once and only its parameters change; the sizes are few, so the
    * statement cache (SQLite) and the server's plan cache see a handful of texts.
    */
-  async #insert(rows: readonly Insertable<ToolExecutionsTable>[]): Promise<void> {
+  async #insert(queued: readonly QueuedExecution[]): Promise<void> {
+    const rows = queued.map(rowOf);
     if (this.#offThread?.available === true) {
       const { sql } = this.#compiledInserts.get(1) ?? this.#compileInsert(1);
       try {
@@ -143,7 +155,7 @@ export class ToolExecutionRepository implements ToolExecutionRecorder {
   }
 
   record(entry: ToolExecutionRecord): void {
-    this.#writer.add(toExecutionRow(entry));
+    this.#writer.add({ entry });
   }
 
   flush(): Promise<void> {
