@@ -29,6 +29,20 @@ export async function killProcessesCarrying(marker: string): Promise<number[]> {
   if (process.platform !== 'linux') return [];
   const needle = Buffer.from(`${marker}\0`);
   const killed: number[] = [];
+  // One pass sees the /proc listing of one moment: a marked process that forked after it (a `setsid` leaving its
+  // group forks, then its parent exits) leaves a child the pass never saw. Sweep again while a pass still kills.
+  for (let pass = 0; pass < MAX_SWEEP_PASSES; pass += 1) {
+    const found = await sweepOnce(needle);
+    killed.push(...found);
+    if (found.length === 0) break;
+  }
+  return killed;
+}
+
+const MAX_SWEEP_PASSES = 8;
+
+async function sweepOnce(needle: Buffer): Promise<number[]> {
+  const killed: number[] = [];
   let entries: string[];
   try {
     entries = await readdir('/proc');
