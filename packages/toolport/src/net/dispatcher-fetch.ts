@@ -137,7 +137,8 @@ function headerOf(raw: Dispatcher.ResponseData['headers'], name: string): string
   return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
 }
 
-function abortReason(signal: AbortSignal): unknown {
+/** What an aborted signal rejects with, as fetch does: its reason, or an AbortError when it has none. */
+export function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
 }
 

@@ -13,7 +13,7 @@ import {
 } from './ip-address-policy.ts';
 import { checkOutboundUrl, describeUrl, systemResolve, type HostResolver } from './outbound-url.ts';
 import { dispatchCapped, type CappedDispatch } from './capped-dispatch.ts';
-import { createDispatcherFetch } from './dispatcher-fetch.ts';
+import { abortReason, createDispatcherFetch } from './dispatcher-fetch.ts';
 import { planRedirect } from './redirect-plan.ts';
 
 /**
@@ -230,13 +230,10 @@ function flattenHeaders(headers: IncomingHttpHeaders): Record<string, string> {
   return flat;
 }
 
-/** The caller's abort reason as an Error (an AbortSignal's reason may be any value). */
+/** The caller's abort reason (fetch's, `abortReason`) as the Error a dispatch can be aborted with. */
 function abortReasonOf(signal: AbortSignal): Error {
-  const reason: unknown = signal.reason;
-  if (reason instanceof Error) return reason;
-  const error = new Error('The operation was aborted.');
-  error.name = 'AbortError';
-  return error;
+  const reason = abortReason(signal);
+  return reason instanceof Error ? reason : new DOMException(String(reason), 'AbortError');
 }
 
 function safeDescribe(text: string): string {

@@ -18,6 +18,7 @@ export function timeOrderedUuid(now = Date.now()): string {
     lastPrefix = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7`;
     lastMillis = now;
   }
-  // randomUUID(): xxxxxxxx-xxxx-4xxx-Vxxx-xxxxxxxxxxxx; keep "xxx-Vxxx-xxxxxxxxxxxx" after the version digit.
+  // A v4 id is 8-4-4-4-12 hex digits with the version digit "4" at index 14: keep everything after that digit
+  // (3 random digits, the variant group, the last 12 digits).
   return lastPrefix + randomUUID().slice(15);
 }
