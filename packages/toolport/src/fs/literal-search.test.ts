@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileLiteralPrefilter, compileLiteralSearch } from './literal-search.ts';
+import { compileLiteralFinder, compileLiteralPrefilter, compileLiteralSearch } from './literal-search.ts';
 
 /** A small deterministic generator, so a failure reproduces. */
 function pseudoRandom(seed: number): () => number {
@@ -56,10 +56,16 @@ describe('FS-5 grep literal search', () => {
     }
     for (const literal of literals) {
       const search = compileLiteralSearch(literal);
+      const find = compileLiteralFinder(literal);
       const needle = Buffer.from(literal);
       for (const text of cases) {
         const bytes = Buffer.from(text);
         expect(search(bytes), `${literal} in ${JSON.stringify(text)}`).toBe(bytes.indexOf(needle) !== -1);
+        // The finder gives the very position indexOf gives, from every starting point (past the end too).
+        for (let from = 0; from <= bytes.length + 1; from += 1)
+          expect(find(bytes, from), `${literal} in ${JSON.stringify(text)} from ${from}`).toBe(
+            bytes.indexOf(needle, from),
+          );
       }
     }
   });

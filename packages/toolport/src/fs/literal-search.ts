@@ -33,23 +33,31 @@ export function compileLiteralPrefilter(literals: readonly string[]): LiteralTes
 
 /** Answers exactly `bytes.indexOf(literal) !== -1`, faster. */
 export function compileLiteralSearch(literal: string): LiteralTest {
+  const find = compileLiteralFinder(literal);
+  return (bytes) => find(bytes, 0) !== -1;
+}
+
+/** Where `literal` (UTF-8) first occurs in `bytes` at or after `from`, or -1: exactly `bytes.indexOf(literal, from)`, faster. */
+export type LiteralFinder = (bytes: Buffer, from: number) => number;
+
+export function compileLiteralFinder(literal: string): LiteralFinder {
   const whole = Buffer.from(literal, 'utf8');
-  if (whole.length <= 1) return (bytes) => bytes.indexOf(whole) !== -1;
+  if (whole.length <= 1) return (bytes, from) => bytes.indexOf(whole, from);
   let offset = 0;
   for (let index = 1; index < whole.length; index += 1) {
     // The most frequent bytes have the lowest rank: keep the leftmost of the rarest.
     if (BYTE_RANK[whole[index]!]! > BYTE_RANK[whole[offset]!]!) offset = index;
   }
   const window = whole.subarray(offset, Math.min(whole.length, offset + MAX_WINDOW_BYTES));
-  if (window.length === whole.length) return (bytes) => bytes.indexOf(whole) !== -1;
-  return (bytes) => {
-    for (let from = offset; ;) {
-      const hit = bytes.indexOf(window, from);
-      if (hit === -1) return false;
+  if (window.length === whole.length) return (bytes, from) => bytes.indexOf(whole, from);
+  return (bytes, from) => {
+    for (let at = from + offset; ;) {
+      const hit = bytes.indexOf(window, at);
+      if (hit === -1) return -1;
       const start = hit - offset;
-      if (start + whole.length > bytes.length) return false;
-      if (bytes.compare(whole, 0, whole.length, start, start + whole.length) === 0) return true;
-      from = hit + 1;
+      if (start + whole.length > bytes.length) return -1;
+      if (bytes.compare(whole, 0, whole.length, start, start + whole.length) === 0) return start;
+      at = hit + 1;
     }
   };
 }

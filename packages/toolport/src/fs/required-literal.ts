@@ -29,6 +29,41 @@ export function requiredLiterals(source: string): string[] | undefined {
   );
 }
 
+/**
+ * The alternatives of a pattern that is nothing but literals (`createProgram|readFileSync`, `foo\.bar`), each as the
+ * exact text it matches; undefined when any alternative has a character that is not itself (a class, a group, a
+ * quantifier, an anchor, a letter escape), is empty, or cannot be looked for in raw bytes. Such a pattern matches a
+ * line exactly where one of these texts occurs in its bytes, so grep needs no regex for it (flags '' only).
+ */
+export function literalAlternatives(source: string): string[] | undefined {
+  const alternatives = splitTopLevelAlternatives(source);
+  if (alternatives.length > MAX_ALTERNATIVES) return undefined;
+  const literals: string[] = [];
+  for (const alternative of alternatives) {
+    let literal = '';
+    for (let index = 0; index < alternative.length; index += 1) {
+      let character = alternative[index]!;
+      if (character === '\\') {
+        character = alternative[index + 1] ?? '';
+        index += 1;
+        // \d, \x41, \1 …: not the character itself. A line terminator never occurs inside a grep line.
+        if (character === '' || /[A-Za-z0-9]/.test(character)) return undefined;
+      } else if (SPECIAL.has(character)) return undefined;
+      else if (isSurrogatePair(alternative, index)) {
+        // Decoded UTF-8 holds surrogates only in pairs: a whole pair is the astral character's bytes.
+        literal += alternative.slice(index, index + 2);
+        index += 1;
+        continue;
+      }
+      if (!isByteSafe(character) || character === '\n' || character === '\r') return undefined;
+      literal += character;
+    }
+    if (literal === '') return undefined;
+    literals.push(literal);
+  }
+  return [...new Set(literals)];
+}
+
 /** The longest literal every match of a pattern without a top-level `|` must contain. */
 export function requiredLiteral(source: string): string | undefined {
   let best = '';
@@ -124,6 +159,12 @@ export function splitTopLevelAlternatives(source: string): string[] {
 function isByteSafe(character: string): boolean {
   const code = character.charCodeAt(0);
   return !(code >= 0xd800 && code <= 0xdfff) && code !== 0xfffd;
+}
+
+function isSurrogatePair(source: string, index: number): boolean {
+  const high = source.charCodeAt(index);
+  const low = source.charCodeAt(index + 1);
+  return high >= 0xd800 && high <= 0xdbff && low >= 0xdc00 && low <= 0xdfff;
 }
 
 /** `escape` is the index of the escape's letter or digit; returns the index of the escape's last character. */

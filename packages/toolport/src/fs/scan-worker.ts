@@ -12,7 +12,9 @@ import picomatch from 'picomatch';
 import { looksBinary } from './binary-detection.ts';
 import { GitignoreRules } from './gitignore-rules.ts';
 import { compileNameMatcher } from './glob-name-matcher.ts';
-import { compileLiteralPrefilter } from './literal-search.ts';
+import { countLineFeeds } from './count-line-feeds.ts';
+import { compileLiteralFinder, compileLiteralPrefilter } from './literal-search.ts';
+import { literalAlternatives } from './required-literal.ts';
 import { SharedDirectoryQueue } from './shared-directory-queue.ts';
 import {
   SHARED_RESULT_COUNT,
@@ -25,9 +27,24 @@ import {
   type WorkerMessage,
 } from './scan-protocol.ts';
 
-/** One read buffer per worker, grown to the largest file read and shrunk back between jobs. */
+/**
+ * One read buffer per worker, grown to the largest file read. After a job a large one is kept for a moment, so
+ * back-to-back scans of one tree do not grow (and page-fault) it again, then given back.
+ */
 const DEFAULT_BUFFER_BYTES = 1024 * 1024;
+const KEEP_LARGE_BUFFER_MS = 1000;
 let buffer = Buffer.allocUnsafe(DEFAULT_BUFFER_BYTES);
+let shrinkTimer: NodeJS.Timeout | undefined;
+
+function scheduleShrink(): void {
+  clearTimeout(shrinkTimer);
+  if (buffer.length <= 4 * DEFAULT_BUFFER_BYTES) return;
+  shrinkTimer = setTimeout(() => {
+    buffer = Buffer.allocUnsafe(DEFAULT_BUFFER_BYTES);
+  }, KEEP_LARGE_BUFFER_MS);
+  // Never what keeps a worker or the process alive.
+  shrinkTimer.unref();
+}
 
 function reserveBuffer(bytes: number, keep: number): void {
   if (buffer.length >= bytes) return;
@@ -245,6 +262,54 @@ function runGrep(job: GrepJob, scanner: Scanner): void {
   const prefilter =
     job.requiredLiterals === undefined ? undefined : compileLiteralPrefilter(job.requiredLiterals);
   const stats = scanner.stats;
+  // A pattern of literals only (`a|b`) is matched on the bytes: no file is decoded, only the lines reported.
+  const literals =
+    job.regexFlags === '' ? literalAlternatives(job.regexSource)?.map(compileLiteralFinder) : undefined;
+  // Per literal, where it next occurs in the current file (-2: not searched yet, -1: nowhere after this point).
+  const nextOccurrence = literals === undefined ? undefined : new Int32Array(literals.length);
+
+  /**
+   * The regex path's results for a literal-only pattern, from the bytes: each line holding a literal once, in order,
+   * clipped around its leftmost occurrence. A literal is whole UTF-8 characters and never holds a line feed, so its
+   * byte occurrences are its text occurrences, and a line decoded alone is that line of the decoded file.
+   */
+  const searchLiterals = (length: number, relativePath: string): void => {
+    const bytes = buffer.subarray(0, length);
+    const next = nextOccurrence!;
+    for (let literal = 0; literal < next.length; literal += 1) next[literal] = -2;
+    let matchesInFile = 0;
+    let lineNumber = 1;
+    let counted = 0;
+    for (let from = 0; from < length;) {
+      let index = -1;
+      for (let literal = 0; literal < next.length; literal += 1) {
+        // Each literal's next occurrence is searched again only once the scan has passed it.
+        if (next[literal]! !== -1 && next[literal]! < from) next[literal] = literals![literal]!(bytes, from);
+        const at = next[literal]!;
+        if (at !== -1 && (index === -1 || at < index)) index = at;
+      }
+      if (index === -1) return;
+      const lineStart = index === 0 ? 0 : bytes.lastIndexOf(10, index - 1) + 1;
+      let lineEnd = bytes.indexOf(10, index);
+      if (lineEnd === -1) lineEnd = length;
+      if (matchesInFile === job.maxMatchesPerFile) {
+        stats.filesCappedPerFile += 1;
+        return;
+      }
+      lineNumber += countLineFeeds(bytes.subarray(counted, lineStart));
+      counted = lineStart;
+      const contentEnd = lineEnd > lineStart && bytes[lineEnd - 1] === 13 ? lineEnd - 1 : lineEnd;
+      const line = bytes.toString('utf8', lineStart, contentEnd);
+      // The clip window is in characters: only a long line needs the match's character offset.
+      const offset =
+        line.length <= MAX_MATCH_TEXT_CHARACTERS ? 0 : bytes.toString('utf8', lineStart, index).length;
+      if (!scanner.reserve()) return;
+      if (matchesInFile === 0) stats.filesMatched += 1;
+      matchesInFile += 1;
+      scanner.emit([relativePath, lineNumber, clipLine(line, offset)]);
+      from = lineEnd + 1;
+    }
+  };
 
   const searchFile = (absolutePath: string, relativePath: string): void => {
     let descriptor: number;
@@ -267,7 +332,12 @@ function runGrep(job: GrepJob, scanner: Scanner): void {
       // by what the descriptor delivers, as in read_file — a file growing while read is skipped too. A short read of
       // a regular file is its end, which saves the extra read that would return 0.
       for (;;) {
-        if (length === buffer.length) reserveBuffer(Math.min(buffer.length * 2, limit), length);
+        if (length === buffer.length) {
+          // Larger than the buffer: one fstat sizes it for the rest and the byte that shows the end, instead of
+          // doubling (and copying) it step by step. A file that grew since still makes progress.
+          const size = fstatSync(descriptor).size;
+          reserveBuffer(Math.min(limit, Math.max(size + 1, length + DEFAULT_BUFFER_BYTES)), length);
+        }
         // Never more than one byte past the cap, whatever the buffer's size.
         const wanted = Math.min(buffer.length, limit) - length;
         const bytesRead = readSync(descriptor, buffer, length, wanted, length);
@@ -289,6 +359,10 @@ function runGrep(job: GrepJob, scanner: Scanner): void {
       return;
     }
     stats.filesScanned += 1;
+    if (literals !== undefined) {
+      searchLiterals(length, relativePath);
+      return;
+    }
     if (prefilter !== undefined && !prefilter(buffer.subarray(0, length))) return;
     const text = buffer.toString('utf8', 0, length);
     if (!wholeFile.test(text)) return;
@@ -353,7 +427,7 @@ export function runScanJob(
   post: (message: WorkerMessage) => void,
   abandonAt = Infinity,
 ): { abandoned: boolean } {
-  if (buffer.length > 4 * DEFAULT_BUFFER_BYTES) buffer = Buffer.allocUnsafe(DEFAULT_BUFFER_BYTES);
+  clearTimeout(shrinkTimer);
   const scanner = new Scanner(job, post, abandonAt);
   try {
     if (job.kind === 'glob') runGlob(job, scanner);
@@ -367,6 +441,8 @@ export function runScanJob(
       jobId: job.jobId,
       message: error instanceof Error ? error.message : String(error),
     });
+  } finally {
+    scheduleShrink();
   }
   return { abandoned: scanner.abandoned };
 }

@@ -7,7 +7,7 @@ import {
   removeDirectory,
   resultOf,
 } from '../../test/support/fs-harness.ts';
-import { requiredLiterals } from '../fs/required-literal.ts';
+import { literalAlternatives, requiredLiterals } from '../fs/required-literal.ts';
 import { closeScanWorkers } from '../fs/scan-pool.ts';
 import type { GrepMatch, GrepResult } from './grep.ts';
 
@@ -119,4 +119,73 @@ describe('FS-5 grep alternation prefilter gives the matches of a full regex scan
       expect(expected.length).toBeGreaterThan(0);
     },
   );
+});
+
+// Issue 11 item 4: a pattern of literals only is matched on the bytes, never decoded nor run as a regex. The same
+// pattern wrapped in a group `(?:…)` has no literal to extract and goes the regex way over every decoded file: the two
+// must give the very same result, clipping, line numbers and counts included.
+const LONG_PREFIX = 'é'.repeat(400) + ' x'.repeat(150);
+const BYTE_FILES: Record<string, string | Buffer> = {
+  'crlf.txt': 'first needle\r\nsecond\r\nthird needle and haystack\r\n',
+  'no-final-newline.txt': 'alpha\nneedle at the end',
+  'long-line.txt': `${LONG_PREFIX}needle${'y'.repeat(700)}\nshort haystack\n${'z'.repeat(900)}haystack\n`,
+  'overlap.txt': 'xfoo then foo\nfoo then xfoo\nnothing\nxfo\n',
+  'many.txt': Array.from({ length: 30 }, (_, index) => `line ${index} needle`).join('\n') + '\n',
+  'invalid-before.txt': Buffer.concat([
+    Buffer.from('a'),
+    Buffer.from([0xe2, 0x82]),
+    Buffer.from('needle\n'),
+    Buffer.from([0xf0, 0x9f]),
+    Buffer.from('\nthen haystack\n'),
+  ]),
+  'multibyte.txt': 'naïve café\n日本語 needle 日本語\n😀😀 haystack\n',
+  'first-byte.txt': 'needle',
+};
+
+const BYTE_CASES: { pattern: string; literals: string[] }[] = [
+  { pattern: 'needle|haystack', literals: ['needle', 'haystack'] },
+  { pattern: 'foo|xfoo', literals: ['foo', 'xfoo'] },
+  { pattern: 'café|日本語|😀', literals: ['café', '日本語', '😀'] },
+  { pattern: 'needle', literals: ['needle'] },
+  { pattern: 'x\\.y|then|line 1', literals: ['x.y', 'then', 'line 1'] },
+];
+
+describe("FS-5 grep of a literal-only pattern works on bytes and gives the regex scan's result", () => {
+  let byteRoot: string;
+  beforeAll(async () => {
+    byteRoot = await makeTemporaryDirectory('toolport-grep-bytes-');
+    for (const [name, content] of Object.entries(BYTE_FILES)) await writeFile(join(byteRoot, name), content);
+  });
+  afterAll(async () => {
+    await removeDirectory(byteRoot);
+  });
+  const run = async (pattern: string, maxMatchesPerFile: number): Promise<GrepResult> =>
+    resultOf<GrepResult>(
+      await createFsHarness({
+        workingDirectory: byteRoot,
+        settings: { allowedPaths: [byteRoot], maxResults: 5000, maxMatchesPerFile },
+      }).run('grep', { pattern, path: '.' }),
+    );
+
+  it.each(BYTE_CASES)('$pattern', async ({ pattern, literals }) => {
+    expect(literalAlternatives(pattern)).toEqual(literals);
+    expect(literalAlternatives(`(?:${pattern})`)).toBeUndefined();
+    for (const maxMatchesPerFile of [1000, 3]) {
+      const bytes = await run(pattern, maxMatchesPerFile);
+      const regex = await run(`(?:${pattern})`, maxMatchesPerFile);
+      expect(bytes.matches.length).toBeGreaterThan(0);
+      expect({ ...bytes, pattern: '' }).toEqual({ ...regex, pattern: '' });
+    }
+  });
+
+  it('clips a long line around the leftmost literal, counted in characters', async () => {
+    const result = await run('needle|haystack', 1000);
+    const long = result.matches.find((match) => match.file === 'long-line.txt' && match.line === 1)!;
+    expect(long.text.startsWith('…')).toBe(true);
+    expect(long.text.indexOf('needle')).toBe(101);
+    expect(result.matches.filter((match) => match.file === 'crlf.txt').map((match) => match.text)).toEqual([
+      'first needle',
+      'third needle and haystack',
+    ]);
+  });
 });
