@@ -140,6 +140,9 @@ const BYTE_FILES: Record<string, string | Buffer> = {
   ]),
   'multibyte.txt': 'naïve café\n日本語 needle 日本語\n😀😀 haystack\n',
   'first-byte.txt': 'needle',
+  // Large files (over 256 KiB): a literal far in, and one only at the very end.
+  'deep.txt': `${'a'.repeat(256 * 1024 - 3)}needle${'b'.repeat(300 * 1024)}\n`,
+  'late.txt': `${'c\n'.repeat(300 * 1024)}haystack at the end\n`,
 };
 
 const BYTE_CASES: { pattern: string; literals: string[] }[] = [
@@ -147,6 +150,8 @@ const BYTE_CASES: { pattern: string; literals: string[] }[] = [
   { pattern: 'foo|xfoo', literals: ['foo', 'xfoo'] },
   { pattern: 'café|日本語|😀', literals: ['café', '日本語', '😀'] },
   { pattern: 'needle', literals: ['needle'] },
+  // Not literal-only (a class), so it goes the regex way behind the chunked prefilter for ['needl', 'haystac'].
+  { pattern: 'needl[e]|haystac[k]', literals: undefined as unknown as string[] },
   { pattern: 'x\\.y|then|line 1', literals: ['x.y', 'then', 'line 1'] },
 ];
 
@@ -175,6 +180,14 @@ describe("FS-5 grep of a literal-only pattern works on bytes and gives the regex
       const regex = await run(`(?:${pattern})`, maxMatchesPerFile);
       expect(bytes.matches.length).toBeGreaterThan(0);
       expect({ ...bytes, pattern: '' }).toEqual({ ...regex, pattern: '' });
+    }
+  });
+
+  it('finds a literal deep in a large file and one only at its end', async () => {
+    for (const pattern of ['needle|haystack', 'needl[e]|haystac[k]']) {
+      const files = (await run(pattern, 1000)).matches.map((match) => `${match.file}:${match.line}`);
+      expect(files).toContain('deep.txt:1');
+      expect(files).toContain(`late.txt:${300 * 1024 + 1}`);
     }
   });
 
