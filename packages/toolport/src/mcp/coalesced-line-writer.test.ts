@@ -14,7 +14,7 @@ function recordingStream(): { stream: Writable; chunks: string[] } {
 }
 
 describe('MCP-2 stdio answers written together', () => {
-  it('writes the lines of one event-loop turn in one write, in order', async () => {
+  it('writes the lines of one burst in one write, in order', async () => {
     const { stream, chunks } = recordingStream();
     const writer = createCoalescedLineWriter(stream);
     writer.write('{"id":1}\n');
@@ -24,6 +24,18 @@ describe('MCP-2 stdio answers written together', () => {
     writer.write('{"id":4}\n');
     await new Promise((resolve) => setImmediate(resolve));
     expect(chunks).toEqual(['{"id":1}\n{"id":2}\n{"id":3}\n', '{"id":4}\n']);
+  });
+
+  it("writes a burst's answers before the event loop moves on (no answer waits a loop turn)", async () => {
+    const { stream, chunks } = recordingStream();
+    const writer = createCoalescedLineWriter(stream);
+    // Queued before the answers: a flush deferred to the next loop turn (setImmediate) would come after it.
+    const seenNextTurn = new Promise<string[]>((resolve) => setImmediate(() => resolve([...chunks])));
+    await Promise.resolve();
+    writer.write('{"id":1}\n');
+    await Promise.resolve();
+    writer.write('{"id":2}\n');
+    expect(await seenNextTurn).toEqual(['{"id":1}\n{"id":2}\n']);
   });
 
   it('flush writes what is queued at once, and nothing twice', async () => {
