@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { parseArgs } from './parse-args.ts';
 import type { RegistryEntry, ToolRegistry } from '../core/tool-registry.ts';
 import { cliCodeToolFolders } from '../custom-tools/code-tool-folders.ts';
 import {

@@ -1,6 +1,6 @@
 import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseArgs } from './parse-args.ts';
 import { executeTool, type ExecuteToolEnvironment } from '../core/execute-tool.ts';
 import type { ToolRegistry } from '../core/tool-registry.ts';
 import type { ToolMode, ToolSettingsInput } from '../core/tool-types.ts';

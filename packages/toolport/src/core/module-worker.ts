@@ -1,4 +1,4 @@
-import { Worker, type WorkerOptions } from 'node:worker_threads';
+import type { Worker, WorkerOptions } from 'node:worker_threads';
 
 /**
  * A worker thread running one of our own modules, given as the URL of a file next to the caller: `.ts` when running
@@ -11,7 +11,9 @@ export function workerFileUrl(callerUrl: string, baseName: string): URL {
 export function startModuleWorker(url: URL, options: WorkerOptions = {}): Worker {
   const typescript = (process.features as { typescript?: unknown }).typescript;
   const needsFlag = url.pathname.endsWith('.ts') && (typescript === undefined || typescript === false);
-  return new Worker(
+  // Loaded here, not imported: a process that never starts a worker (a small in-thread scan) skips worker_threads.
+  const { Worker: WorkerThread } = process.getBuiltinModule('node:worker_threads');
+  return new WorkerThread(
     url,
     needsFlag ? { ...options, execArgv: [...process.execArgv, '--experimental-strip-types'] } : options,
   );

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../core/lazy-crypto.ts';
 import { constants } from 'node:fs';
 import { lstat, mkdir, open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
@@ -80,10 +80,7 @@ export async function writeFileAtomically(
   options: AtomicWriteOptions,
 ): Promise<void> {
   const directory = dirname(realPath);
-  const temporaryPath = join(
-    directory,
-    `.${basename(realPath)}.toolport-${randomBytes(6).toString('hex')}.tmp`,
-  );
+  const temporaryPath = join(directory, `.${basename(realPath)}.toolport-${randomHex(6)}.tmp`);
   const mode = options.mode ?? 0o666;
   const handle = await open(
     temporaryPath,

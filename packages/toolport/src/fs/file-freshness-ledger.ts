@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { nodeCrypto, randomHex } from '../core/lazy-crypto.ts';
 import { lstat, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -24,7 +24,10 @@ export class FileFreshnessLedger implements FreshnessLedger {
   }
 
   #fileFor(scope: string): string {
-    return join(this.directory, `${createHash('sha256').update(scope).digest('hex').slice(0, 32)}.json`);
+    return join(
+      this.directory,
+      `${nodeCrypto().createHash('sha256').update(scope).digest('hex').slice(0, 32)}.json`,
+    );
   }
 
   async #load(scope: string): Promise<LedgerFile> {
@@ -54,7 +57,7 @@ export class FileFreshnessLedger implements FreshnessLedger {
       delete ledger.entries[stale];
     }
     const file = this.#fileFor(scope);
-    const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+    const temporary = `${file}.${randomHex(6)}.tmp`;
     await writeFile(temporary, JSON.stringify(ledger), { mode: 0o600 });
     await rename(temporary, file);
   }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../core/lazy-crypto.ts';
 import { open, type FileHandle } from 'node:fs/promises';
 
 /** 1 MiB reads: Node hashes at about 1 GB/s this way, twice what 64 KiB stream chunks give. */
@@ -6,7 +6,7 @@ export const HASH_READ_CHUNK_BYTES = 1024 * 1024;
 
 /** sha256 (hex) of everything an open descriptor delivers from offset 0. */
 export async function sha256OfHandle(handle: FileHandle): Promise<string> {
-  const hash = createHash('sha256');
+  const hash = nodeCrypto().createHash('sha256');
   const buffer = Buffer.allocUnsafe(HASH_READ_CHUNK_BYTES);
   let position = 0;
   for (;;) {

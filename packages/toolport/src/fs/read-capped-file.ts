@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../core/lazy-crypto.ts';
 import { closeSync, constants, fstatSync, openSync, read, readSync, statSync, type Stats } from 'node:fs';
 import { ToolArgumentError, ToolportError } from '../core/errors.ts';
 import { BINARY_DETECTION_WINDOW_BYTES, looksBinary } from './binary-detection.ts';
@@ -136,7 +136,7 @@ async function readCappedFileInto(
     // A small file is read synchronously in one call; a large one in chunks on the thread pool, each chunk hashed
     // (and its line feeds counted, while it is in the cache) while the next is read.
     const readChunk = announced < SYNC_READ_MAX_BYTES ? readSyncAt : readAsyncAt;
-    const hash = createHash('sha256');
+    const hash = nodeCrypto().createHash('sha256');
     let hashed = 0;
     let total = 0;
     let lineFeeds = 0;

@@ -23,7 +23,7 @@ import {
  * returns what was found so far.
  */
 
-const WORKER_URL = workerFileUrl(import.meta.url, 'scan-worker');
+const WORKER_URL = workerFileUrl(import.meta.url, 'scan-worker-thread');
 const MAX_IDLE_WORKERS = 4;
 const IDLE_WORKER_TTL_MS = 60_000;
 /** How long a worker asked to stop may take before it is terminated. */

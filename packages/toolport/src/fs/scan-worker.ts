@@ -4,10 +4,10 @@
  * synchronous on purpose: it owns its thread, sync fs calls are the fastest way to walk and read a warm tree, and
  * cooperative stopping goes through a SharedArrayBuffer the main thread writes (no message can arrive mid-scan).
  *
- * Loaded by URL: `scan-worker.ts` under src (Node type stripping), `scan-worker.js` in dist (AGENTS.md).
+ * A worker runs it through `scan-worker-thread.ts` (loaded by URL: `.ts` under src, `.js` in dist, AGENTS.md); the calling
+ * thread imports it directly for a small in-thread scan, without loading worker_threads.
  */
 import { closeSync, constants, fstatSync, openSync, readSync, readdirSync, type Dirent } from 'node:fs';
-import { parentPort } from 'node:worker_threads';
 import picomatch from 'picomatch';
 import { looksBinary } from './binary-detection.ts';
 import { GitignoreRules } from './gitignore-rules.ts';
@@ -446,8 +446,3 @@ export function runScanJob(
   }
   return { abandoned: scanner.abandoned };
 }
-
-// Loaded in the calling thread too (in-thread runs): only a worker listens.
-parentPort?.on('message', (job: ScanJob) => {
-  runScanJob(job, (message) => parentPort!.postMessage(message));
-});

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../core/lazy-crypto.ts';
 import { ToolArgumentError, ToolportError } from '../core/errors.ts';
 import { defineTool } from '../core/tool-types.ts';
 import { writeFileAtomically } from '../fs/atomic-write.ts';
@@ -151,7 +151,7 @@ export const editFileTool = defineTool<EditFileArguments>({
       expectedSha256: file.sha256,
       mode: file.mode & 0o7777,
     });
-    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    const sha256 = nodeCrypto().createHash('sha256').update(bytes).digest('hex');
     await ledger.recordHash(scope, file.realPath, sha256);
     return { path: file.realPath, replacements: occurrences, sha256 };
   },

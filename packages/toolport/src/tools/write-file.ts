@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../core/lazy-crypto.ts';
 import { constants } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { ToolArgumentError } from '../core/errors.ts';
@@ -111,7 +111,7 @@ export const writeFileTool = defineTool<WriteFileArguments>({
       ...(expectedSha256 === undefined ? {} : { expectedSha256 }),
       ...(mode === undefined ? {} : { mode }),
     });
-    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    const sha256 = nodeCrypto().createHash('sha256').update(bytes).digest('hex');
     await ledger.recordHash(scope, resolved.realPath, sha256);
     return { path: resolved.realPath, created: !resolved.exists, bytesWritten: bytes.length, sha256 };
   },
