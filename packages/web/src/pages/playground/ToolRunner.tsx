@@ -44,8 +44,10 @@ export function ToolRunner({ chatId }: { chatId: string }) {
   const selected = list.find((tool) => tool.name === toolName);
   const fields = useMemo(() => schemaFieldsOf(selected?.schema), [selected]);
   useEffect(() => {
-    if (toolName === '' && list[0] !== undefined) setToolName(list[0].name);
-  }, [toolName, list]);
+    // The first tool is a default only: a tool picked between the list's render and this effect is kept.
+    const first = list[0]?.name;
+    if (first !== undefined) setToolName((current) => (current === '' ? first : current));
+  }, [list]);
   useEffect(() => {
     setDrafts(schemaDraftsOf(fields, {}));
     setRawJson('{}');
