@@ -74,8 +74,9 @@ export default function InspectorPage() {
 
   const firstChat = chats.data?.chats[0]?.id;
   useEffect(() => {
-    if (chatId === '' && firstChat !== undefined) setChatId(firstChat);
-  }, [chatId, firstChat]);
+    // A default only: a chat picked before this effect ran is kept.
+    if (firstChat !== undefined) setChatId((current) => (current === '' ? firstChat : current));
+  }, [firstChat]);
 
   const choices = providerChoices(providers.data?.providers ?? []);
   const choiceOf = (value: string) => choices.find((choice) => choice.value === value);

@@ -20,8 +20,9 @@ export default function PlaygroundPage() {
   const [chatId, setChatId] = useState('');
   const first = chats.data?.[0]?.id;
   useEffect(() => {
-    if (chatId === '' && first !== undefined) setChatId(first);
-  }, [chatId, first]);
+    // A default only: a chat picked before this effect ran is kept.
+    if (first !== undefined) setChatId((current) => (current === '' ? first : current));
+  }, [first]);
 
   return (
     <Page

@@ -53,8 +53,9 @@ export function ChatPanel({ chatId }: { chatId: string }) {
 
   const firstProvider = providers.data?.providers[0]?.name;
   useEffect(() => {
-    if (provider === '' && firstProvider !== undefined) setProvider(firstProvider);
-  }, [provider, firstProvider]);
+    // A default only: a provider picked before this effect ran is kept.
+    if (firstProvider !== undefined) setProvider((current) => (current === '' ? firstProvider : current));
+  }, [firstProvider]);
   useEffect(() => setItems(historyItems(history.data?.messages ?? [])), [history.data]);
   useEffect(() => () => controller.current?.abort(), []);
 
