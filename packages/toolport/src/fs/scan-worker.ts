@@ -259,12 +259,15 @@ function runGrep(job: GrepJob, scanner: Scanner): void {
       ? undefined
       : picomatch(job.fileGlob, { dot: job.includeDotfiles, basename: !job.fileGlob.includes('/') });
   const limit = job.maxFileSizeBytes + 1;
-  const prefilter =
-    job.requiredLiterals === undefined ? undefined : compileLiteralPrefilter(job.requiredLiterals);
   const stats = scanner.stats;
   // A pattern of literals only (`a|b`) is matched on the bytes: no file is decoded, only the lines reported.
   const literals =
     job.regexFlags === '' ? literalAlternatives(job.regexSource)?.map(compileLiteralFinder) : undefined;
+  // Only the regex path needs the prefilter: the literal search is its own.
+  const prefilter =
+    literals !== undefined || job.requiredLiterals === undefined
+      ? undefined
+      : compileLiteralPrefilter(job.requiredLiterals);
   // Per literal, where it next occurs in the current file (-2: not searched yet, -1: nowhere after this point).
   const nextOccurrence = literals === undefined ? undefined : new Int32Array(literals.length);
 
