@@ -1,10 +1,18 @@
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, type Dialect, type PostgresPool } from 'kysely';
+import {
+  Kysely,
+  PostgresDialect,
+  SqliteDialect,
+  type Dialect,
+  type PostgresPool,
+  type SqliteStatement,
+} from 'kysely';
 import { Migrator } from 'kysely/migration';
 import pg from 'pg';
 import { ToolportError } from '../core/errors.ts';
+import { SqliteAuthChangeFeed, type AuthChangeFeed } from './auth-change-feed.ts';
 import type { DatabaseEngine } from './database-engine.ts';
 import type { DatabaseSchema } from './database-schema.ts';
 import { createMigrationProvider } from './migrations/index.ts';
@@ -26,6 +34,12 @@ export interface ToolportDatabase {
    * the request path. Absent for `:memory:` (a second connection would see another database) and PostgreSQL.
    */
   readonly offThreadWriter?: SqliteOffThreadWriter;
+  /**
+   * SQLite only: tells a token cache when a token or user row may have changed (auth-change-feed.ts). Absent for
+   * PostgreSQL, where no local check can see another instance's commit without a round trip: every request looks its
+   * token up there, so a revocation stays immediate on every instance.
+   */
+  readonly authChanges?: AuthChangeFeed;
   close(): Promise<void>;
 }
 
@@ -61,11 +75,19 @@ export function openDatabase(
     }
     const database = new SqliteDatabase(path);
     for (const pragma of SQLITE_PRAGMAS) database.pragma(pragma);
-    const wrapped = wrapDialect(
-      new SqliteDialect({ database: withStatementCache(withImmediateTransactions(database)) }),
-      'sqlite',
-      `sqlite:${path}`,
+    const dataVersion = database.prepare('PRAGMA data_version').pluck();
+    const authChanges = new SqliteAuthChangeFeed(() => dataVersion.get() as number);
+    const connection = noticingWrites(withImmediateTransactions(database), () =>
+      authChanges.noteLocalWrite(),
     );
+    const wrapped = {
+      ...wrapDialect(
+        new SqliteDialect({ database: withStatementCache(connection) }),
+        'sqlite',
+        `sqlite:${path}`,
+      ),
+      authChanges,
+    };
     if (path === ':memory:') return wrapped;
     const offThreadWriter = new SqliteOffThreadWriter(path);
     return {
@@ -96,6 +118,44 @@ function withImmediateTransactions(database: SqliteDatabase.Database): {
   return {
     prepare: (sql) => database.prepare(sql === 'begin' ? 'begin immediate' : sql),
     close: () => database.close(),
+  };
+}
+
+/**
+ * Calls `onWrite` before and after every statement that can write (better-sqlite3's `readonly` is false: DML, DDL,
+ * `begin`/`commit`/`rollback`, raw SQL alike). The main connection's own commits do not change its `data_version`, so
+ * this is how the token cache hears of them whatever code path wrote; a read never pays for it.
+ */
+function noticingWrites(
+  connection: ReturnType<typeof withImmediateTransactions>,
+  onWrite: () => void,
+): { prepare(sql: string): SqliteStatement; close(): unknown } {
+  const around =
+    <Result>(run: (parameters: readonly unknown[]) => Result) =>
+    (parameters: readonly unknown[]): Result => {
+      onWrite();
+      try {
+        return run(parameters);
+      } finally {
+        onWrite();
+      }
+    };
+  return {
+    prepare: (sql) => {
+      const statement = connection.prepare(sql);
+      if (statement.readonly) return statement;
+      // A plain object, not a prototype copy: better-sqlite3's getters need the native statement as `this`.
+      return {
+        reader: statement.reader,
+        all: around((parameters) => statement.all(parameters)),
+        run: around((parameters) => statement.run(parameters)),
+        iterate: (parameters) => {
+          onWrite();
+          return statement.iterate(parameters);
+        },
+      };
+    },
+    close: () => connection.close(),
   };
 }
 

@@ -1,10 +1,18 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { ApiTokenRepository } from '../persistence/repositories/api-token-repository.ts';
+import type { AuthChangeFeed } from '../persistence/auth-change-feed.ts';
+import type { ApiTokenRepository, TokenOwner } from '../persistence/repositories/api-token-repository.ts';
 import type { UserRecord, UserRepository } from '../persistence/repositories/user-repository.ts';
 import type { UserStateCache } from '../persistence/user-state-cache.ts';
 
 const TOKEN_PREFIX = 'tp_';
 const LAST_USED_RESOLUTION_MS = 60_000;
+const MAX_CACHED_TOKENS = 10_000;
+
+/** A successful lookup, reusable while the change feed returns the identity it was made under. */
+interface CachedOwner {
+  owner: TokenOwner;
+  epoch: object;
+}
 
 export function generateApiToken(): string {
   return `${TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
@@ -20,12 +28,28 @@ export class ApiTokenService {
   readonly #tokens: ApiTokenRepository;
   readonly #lastRecorded = new Map<string, number>();
   readonly #states: Pick<UserStateCache, 'observe'> | undefined;
+  readonly #changes: Pick<AuthChangeFeed, 'current'> | undefined;
+  /**
+   * Keyed by the token itself, so a hit costs no hashing (the process holds every request's token anyway, and a Map's
+   * seeded string hashing gives a caller no comparison to time). Only successful lookups are kept.
+   */
+  readonly #cache = new Map<string, CachedOwner>();
 
-  /** `states` learns each caller's `state_version` from the token lookup (issue 11's cross-instance caches). */
-  constructor(users: UserRepository, tokens: ApiTokenRepository, states?: Pick<UserStateCache, 'observe'>) {
+  /**
+   * `states` learns each caller's `state_version` from the token lookup (issue 11's cross-instance caches).
+   * `changes` lets a lookup be reused until a token or user row may have changed anywhere (auth-change-feed.ts); the
+   * repositories' write observer must report this process's own writes to the same feed.
+   */
+  constructor(
+    users: UserRepository,
+    tokens: ApiTokenRepository,
+    states?: Pick<UserStateCache, 'observe'>,
+    changes?: Pick<AuthChangeFeed, 'current'>,
+  ) {
     this.#users = users;
     this.#tokens = tokens;
     this.#states = states;
+    this.#changes = changes;
   }
 
   /** Creates a user and their first token; the token is returned once and never stored. */
@@ -58,6 +82,21 @@ export class ApiTokenService {
 
   async authenticate(token: string): Promise<UserRecord | undefined> {
     if (!token.startsWith(TOKEN_PREFIX) || token.length > 256) return undefined;
+    // Read before the lookup: a change committed while it runs leaves the entry under an identity already replaced.
+    const epoch = this.#changes?.current();
+    const hit = epoch === undefined ? undefined : this.#cache.get(token);
+    const owner = hit !== undefined && hit.epoch === epoch ? hit.owner : await this.#lookUp(token);
+    if (owner === undefined) {
+      this.#cache.delete(token);
+      return undefined;
+    }
+    if (epoch !== undefined && hit?.owner !== owner) this.#remember(token, { owner, epoch });
+    this.#recordUse(owner.tokenId);
+    this.#states?.observe(owner.user.id, owner.stateVersion);
+    return owner.user;
+  }
+
+  async #lookUp(token: string): Promise<TokenOwner | undefined> {
     const hash = hashApiToken(token);
     const owner = await this.#tokens.findOwnerByHash(hash);
     if (owner === undefined) return undefined;
@@ -65,9 +104,13 @@ export class ApiTokenService {
     const expected = Buffer.from(owner.tokenHash, 'hex');
     const actual = Buffer.from(hash, 'hex');
     if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) return undefined;
-    this.#recordUse(owner.tokenId);
-    this.#states?.observe(owner.user.id, owner.stateVersion);
-    return owner.user;
+    return owner;
+  }
+
+  #remember(token: string, entry: CachedOwner): void {
+    this.#cache.delete(token);
+    if (this.#cache.size >= MAX_CACHED_TOKENS) this.#cache.delete(this.#cache.keys().next().value!);
+    this.#cache.set(token, entry);
   }
 
   /** `last_used_at` at most once a minute per token per instance: a write on every request would cost throughput. */

@@ -264,7 +264,12 @@ export function createToolportServices(options: ToolportServicesOptions): Toolpo
     database: options.database,
     repositories,
     catalog,
-    tokens: new ApiTokenService(repositories.users, repositories.apiTokens, userState),
+    tokens: new ApiTokenService(
+      repositories.users,
+      repositories.apiTokens,
+      userState,
+      options.database.authChanges,
+    ),
     toolSettings: new ToolSettingsService({
       repository: repositories.toolSettings,
       catalog,
