@@ -179,6 +179,58 @@ describe.runIf(status.available)('FS-6 shell sandbox (real kernel)', () => {
     }
   });
 
+  it.runIf(root)(
+    'runs when a protected path sits below a directory the sandbox uid cannot search (root’s /root/.local/share)',
+    async () => {
+      // As `toolport serve` run by root leaves it: the data directory under a 0700 home.
+      // Outside /tmp: the sandbox's /tmp is its own, so a path there would be absent inside rather than unreachable.
+      const home = mkdtempSync('/var/tmp/toolport-home-');
+      chmodSync(home, 0o700);
+      const dataDirectory = join(home, '.local', 'share', 'toolport');
+      mkdirSync(dataDirectory, { recursive: true });
+      writeFileSync(join(dataDirectory, 'admin-token'), 'tp_admin_token_value');
+      chmodSync(join(dataDirectory, 'admin-token'), 0o644);
+      try {
+        const result = (await tool.execute(
+          { command: `echo ran; cat ${dataDirectory}/admin-token 2>&1; ls ${home} 2>&1` },
+          shellContext(tool, { services: { ...services(), protectedPaths: [dataDirectory] } }),
+        )) as ShellCommandResult;
+        expect(result.termination).toBe('exited');
+        expect(result.stdout).toMatch(/^ran\n/);
+        expect(result.stdout).not.toContain('tp_admin_token_value');
+        expect(result.stdout).toContain('Permission denied');
+      } finally {
+        rmSync(home, { recursive: true, force: true });
+      }
+    },
+  );
+
+  it.runIf(root)('mounts over a protected path only where the sandbox uid could reach it', async () => {
+    const base = mkdtempSync('/var/tmp/toolport-reach-');
+    chmodSync(base, 0o755);
+    const make = (name: string, mode: number, gid = 0): string => {
+      const parent = join(base, name);
+      mkdirSync(join(parent, 'data'), { recursive: true });
+      chownSync(parent, 0, gid);
+      chmodSync(parent, mode);
+      return join(parent, 'data');
+    };
+    try {
+      const closed = make('closed', 0o700);
+      const searchable = make('searchable', 0o711);
+      const groupOnly = make('group-only', 0o710, DEFAULT_SANDBOX_ID);
+      const groupOther = make('group-other', 0o710, DEFAULT_SANDBOX_ID + 1);
+      const plan = await planShellSandbox({
+        status,
+        workingDirectory: undefined,
+        services: { ...services(), protectedPaths: [closed, searchable, groupOnly, groupOther] },
+      });
+      expect(plan?.hiddenPaths.map((entry) => entry.path)).toEqual([searchable, groupOnly]);
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
+  });
+
   it('`setsid env -i sleep 999 &` leaves nothing behind after a normal exit', async () => {
     const duration = `999.${Math.floor(Math.random() * 1e6)}`;
     const result = await run(`setsid env -i sleep ${duration} & sleep 0.2; echo started`);

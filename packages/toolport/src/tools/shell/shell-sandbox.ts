@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { ShellSandboxOptions, ToolServices } from '../../core/tool-types.ts';
 import { findExecutableOnPath } from './find-executable-on-path.ts';
 import { defaultShellStateDirectory } from './shell-call-records.ts';
@@ -137,6 +138,20 @@ function existing(paths: readonly string[]): { path: string; directory: boolean 
   return found;
 }
 
+/**
+ * Whether `identity` (no supplementary groups: `setpriv --clear-groups`) may search every directory above `path`, as
+ * the kernel checks it: the owner's bits for the owner, else the group's for the group, else the others'.
+ */
+function isReachableBy(path: string, identity: { uid: number; gid: number }): boolean {
+  for (let directory = dirname(path); ; directory = dirname(directory)) {
+    const stats = statSync(directory, { throwIfNoEntry: false });
+    if (stats === undefined) return false;
+    const bit = stats.uid === identity.uid ? 0o100 : stats.gid === identity.gid ? 0o010 : 0o001;
+    if ((stats.mode & bit) === 0) return false;
+    if (directory === dirname(directory)) return true;
+  }
+}
+
 function sandboxIdentity(
   options: ShellSandboxOptions,
   workingDirectory: string | undefined,
@@ -186,11 +201,17 @@ export async function planShellSandbox(input: {
     input.workingDirectory ?? input.processDirectory ?? process.cwd(),
     ...(options.writablePaths ?? []),
   ]);
+  const identity = sandboxIdentity(options, input.workingDirectory);
+  const protectedPaths = (services.protectedPaths ?? []).filter((path) => !isSandboxOwnMount(path));
   return {
     support: status,
     writablePaths: writable.map((entry) => entry.path),
-    hiddenPaths: existing((services.protectedPaths ?? []).filter((path) => !isSandboxOwnMount(path))),
-    identity: sandboxIdentity(options, input.workingDirectory),
+    // A path the sandbox's uid cannot reach is hidden already, and bubblewrap (running as that uid) could not mount
+    // over it: root's default data directory under /root (0700) made every sandboxed call fail.
+    hiddenPaths: existing(protectedPaths).filter(
+      (entry) => identity === undefined || isReachableBy(entry.path, identity),
+    ),
+    identity,
     limits: {
       pidsMax: options.pidsMax ?? DEFAULT_SHELL_PIDS_MAX,
       memoryMaxBytes: options.memoryMaxBytes ?? DEFAULT_SHELL_MEMORY_MAX_BYTES,
