@@ -37,7 +37,10 @@ interface OwnerRow {
 export class ApiTokenRepository {
   readonly #db: Kysely<DatabaseSchema>;
 
-  /** The one query every authenticated request runs (AUTH-1: no token cache, so a revocation is immediate). */
+  /**
+   * The query an authenticated request runs: on PostgreSQL every one, on SQLite those whose earlier lookup may be stale
+   * (AUTH-1: a revocation is refused at once; services/api-token-service.ts).
+   */
   readonly #findOwner: (tokenHash: string) => Promise<OwnerRow | undefined>;
 
   constructor(db: Kysely<DatabaseSchema>, engine: DatabaseEngine) {
