@@ -26,6 +26,48 @@ async function toolport(...args: string[]): Promise<{ code: number; stdout: stri
 }
 
 describe('CLI-1 the toolport bin', () => {
+  // Issue 11 item 1: the `tools` commands load the bundled CLI (scripts/bundle-cli.mjs), the others the modules.
+  const loadedToolportModules = async (...args: string[]): Promise<string[]> => {
+    const hook =
+      'data:text/javascript,import{registerHooks}from"node:module";const s=[];' +
+      'registerHooks({load(u,c,n){s.push(u);return n(u,c)}});' +
+      'process.on("exit",()=>process.stderr.write("LOADED "+JSON.stringify(s)+"\\n"))';
+    const { stderr } = await run(process.execPath, ['--import', hook, bin, ...args], {
+      env: { ...process.env, TOOLPORT_STATE_DIR: stateDirectory },
+    });
+    const line = stderr.split('\n').find((each) => each.startsWith('LOADED '))!;
+    const dist = new URL('../../dist/', import.meta.url).href;
+    return (JSON.parse(line.slice('LOADED '.length)) as string[])
+      .filter((url) => url.startsWith(dist))
+      .map((url) => `dist/${url.slice(dist.length)}`);
+  };
+
+  it('loads the one-shot tools commands from the bundle, a few files instead of the module graph', async () => {
+    const loaded = await loadedToolportModules(
+      'tools',
+      'run',
+      'grep',
+      '--workdir',
+      fileURLToPath(new URL('../../src/fs', import.meta.url)),
+      '--args',
+      '{"pattern":"readFileSync"}',
+    );
+    expect(loaded).toContain('dist/cli/main.bundle.js');
+    // Only the bundle's files, and the generated validators it imports by URL.
+    expect(loaded.filter((url) => !/^dist\/cli\/[^/]+\.bundle(-[A-Z0-9]+)?\.js$/.test(url))).toEqual([
+      'dist/core/builtin-validators.js',
+    ]);
+    const listed = await toolport('tools', 'list');
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(/^grep\s/m);
+  });
+
+  it('loads every other command from the modules themselves (never two copies of one)', async () => {
+    const loaded = await loadedToolportModules('user', 'create', '--help');
+    expect(loaded).toContain('dist/cli/main.js');
+    expect(loaded.some((url) => url.includes('.bundle'))).toBe(false);
+  });
+
   it('runs a tool and prints its JSON result (exit 0)', async () => {
     const result = await toolport('tools', 'run', 'get_current_datetime', '--args', '{"timezone":"UTC"}');
     expect(result.code).toBe(0);
