@@ -16,6 +16,14 @@ const { runCli } =
   process.argv[2] === 'tools'
     ? await import('../dist/cli/main.bundle.js')
     : await import('../dist/cli/main.js');
+// `toolport tools list | head`: a reader that stops early is not an error worth a stack trace (`toolport mcp`
+// handles its own stdout: a closed pipe there means the client went away).
+if (process.argv[2] !== 'mcp') {
+  process.stdout.on('error', (error) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(process.exitCode ?? 0);
+  });
+}
 const controller = new AbortController();
 // First Ctrl-C cancels running work (tools see an abort, shells end their process groups); a second one exits.
 process.once('SIGINT', () => {

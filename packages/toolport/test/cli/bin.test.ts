@@ -62,6 +62,22 @@ describe('CLI-1 the toolport bin', () => {
     expect(listed.stdout).toMatch(/^grep\s/m);
   });
 
+  it('exits quietly when its reader stops early (`toolport tools list | head -1`)', async () => {
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, [bin, 'tools', 'list'], {
+      env: { ...process.env, TOOLPORT_STATE_DIR: stateDirectory },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    // Read the first chunk, then close the pipe, as `head -1` does.
+    await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+    child.stdout.destroy();
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(stderr).not.toContain('EPIPE');
+    expect(code).toBe(0);
+  });
+
   it('loads every other command from the modules themselves (never two copies of one)', async () => {
     const loaded = await loadedToolportModules('user', 'create', '--help');
     expect(loaded).toContain('dist/cli/main.js');
