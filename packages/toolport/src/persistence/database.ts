@@ -122,9 +122,11 @@ function withImmediateTransactions(database: SqliteDatabase.Database): {
 }
 
 /**
- * Calls `onWrite` before and after every statement that can write (better-sqlite3's `readonly` is false: DML, DDL,
- * `begin`/`commit`/`rollback`, raw SQL alike). The main connection's own commits do not change its `data_version`, so
- * this is how the token cache hears of them whatever code path wrote; a read never pays for it.
+ * Calls `onWrite` before and after every statement that can write (better-sqlite3's `readonly` is false: DML and DDL,
+ * built by Kysely or raw). The main connection's own commits do not change its `data_version`, so this is how the
+ * token cache hears of them whatever code path wrote; a read never pays for it. SQLite counts `begin`/`commit` as
+ * read-only, and they need no call: every write inside a transaction makes one, and a token lookup cannot run inside
+ * another request's transaction (it waits for Kysely's connection mutex, so it reads what the transaction left).
  */
 function noticingWrites(
   connection: ReturnType<typeof withImmediateTransactions>,
