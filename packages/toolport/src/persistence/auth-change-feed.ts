@@ -6,8 +6,6 @@
  */
 export interface AuthChangeFeed {
   current(): object | undefined;
-  /** This process wrote such a row (the Kysely write observer calls it before and after the statement). */
-  noteLocalWrite(): void;
 }
 
 /** The synchronous read of a SQLite connection's `PRAGMA data_version`. */
@@ -44,6 +42,7 @@ export class SqliteAuthChangeFeed implements AuthChangeFeed {
     return this.#epoch;
   }
 
+  /** The main connection ran a statement that can write (`noticingWrites` in database.ts: before and after it). */
   noteLocalWrite(): void {
     this.#epoch = {};
   }

@@ -28,7 +28,7 @@ export class ApiTokenService {
   readonly #tokens: ApiTokenRepository;
   readonly #lastRecorded = new Map<string, number>();
   readonly #states: Pick<UserStateCache, 'observe'> | undefined;
-  readonly #changes: Pick<AuthChangeFeed, 'current'> | undefined;
+  readonly #changes: AuthChangeFeed | undefined;
   /**
    * Keyed by the token itself, so a hit costs no hashing (the process holds every request's token anyway, and a Map's
    * seeded string hashing gives a caller no comparison to time). Only successful lookups are kept.
@@ -37,14 +37,14 @@ export class ApiTokenService {
 
   /**
    * `states` learns each caller's `state_version` from the token lookup (issue 11's cross-instance caches).
-   * `changes` lets a lookup be reused until a token or user row may have changed anywhere (auth-change-feed.ts); the
-   * repositories' write observer must report this process's own writes to the same feed.
+   * `changes` lets a lookup be reused until a token or user row may have changed anywhere (auth-change-feed.ts;
+   * the database hears of this process's own writes itself).
    */
   constructor(
     users: UserRepository,
     tokens: ApiTokenRepository,
     states?: Pick<UserStateCache, 'observe'>,
-    changes?: Pick<AuthChangeFeed, 'current'>,
+    changes?: AuthChangeFeed,
   ) {
     this.#users = users;
     this.#tokens = tokens;

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,11 +12,12 @@ const run = promisify(execFile);
 // The CLI's read-before-write state: this file's own directory, removed afterwards.
 const stateDirectory = mkdtempSync(join(tmpdir(), 'toolport-bin-state-'));
 afterAll(() => rmSync(stateDirectory, { recursive: true, force: true }));
+const env = { ...process.env, TOOLPORT_STATE_DIR: stateDirectory };
 
 async function toolport(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await run(process.execPath, [bin, ...args], {
-      env: { ...process.env, TOOLPORT_STATE_DIR: stateDirectory },
+      env,
     });
     return { code: 0, stdout, stderr };
   } catch (error) {
@@ -33,7 +34,7 @@ describe('CLI-1 the toolport bin', () => {
       'registerHooks({load(u,c,n){s.push(u);return n(u,c)}});' +
       'process.on("exit",()=>process.stderr.write("LOADED "+JSON.stringify(s)+"\\n"))';
     const { stderr } = await run(process.execPath, ['--import', hook, bin, ...args], {
-      env: { ...process.env, TOOLPORT_STATE_DIR: stateDirectory },
+      env,
     });
     const line = stderr.split('\n').find((each) => each.startsWith('LOADED '))!;
     const dist = new URL('../../dist/', import.meta.url).href;
@@ -63,9 +64,8 @@ describe('CLI-1 the toolport bin', () => {
   });
 
   it('exits quietly when its reader stops early (`toolport tools list | head -1`)', async () => {
-    const { spawn } = await import('node:child_process');
     const child = spawn(process.execPath, [bin, 'tools', 'list'], {
-      env: { ...process.env, TOOLPORT_STATE_DIR: stateDirectory },
+      env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
